@@ -1,0 +1,86 @@
+#include "core/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace edgeq {
+
+int64_t shape_numel(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return n;
+}
+
+std::string shape_str(const Shape& s) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < s.size(); ++i) os << (i ? "," : "") << s[i];
+  os << "]";
+  return os.str();
+}
+
+Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
+  for (int64_t d : shape_) EDGEQ_CHECK(d >= 0, "negative dimension in shape ", shape_str(shape_));
+  size_t bytes = nbytes();
+  size_t alloc = ((bytes + 63) / 64) * 64;
+  if (alloc == 0) alloc = 64;
+  void* p = std::aligned_alloc(64, alloc);
+  if (!p) fail("out of memory allocating ", alloc, " bytes");
+  std::memset(p, 0, alloc);
+  storage_ = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+  data_ = p;
+}
+
+Tensor Tensor::view(DType dtype, Shape shape, void* data) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.data_ = data;
+  return t;
+}
+
+Tensor Tensor::reshaped(Shape shape) const {
+  EDGEQ_CHECK(shape_numel(shape) == numel(), "cannot reshape ", shape_str(shape_), " to ",
+              shape_str(shape));
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  return t;
+}
+
+Tensor Tensor::clone() const {
+  Tensor t(dtype_, shape_);
+  if (nbytes()) std::memcpy(t.data_, data_, nbytes());
+  return t;
+}
+
+template <typename Out>
+static std::vector<Out> convert_all(const Tensor& t) {
+  std::vector<Out> out(t.numel());
+  int64_t n = t.numel();
+  switch (t.dtype()) {
+#define EDGEQ_CASE(DT, T) \
+  case DT:                \
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(t.data<T>()[i]); \
+    break;
+    EDGEQ_CASE(DType::kFloat32, float)
+    EDGEQ_CASE(DType::kFloat64, double)
+    EDGEQ_CASE(DType::kUInt8, uint8_t)
+    EDGEQ_CASE(DType::kInt8, int8_t)
+    EDGEQ_CASE(DType::kUInt16, uint16_t)
+    EDGEQ_CASE(DType::kInt16, int16_t)
+    EDGEQ_CASE(DType::kInt32, int32_t)
+    EDGEQ_CASE(DType::kInt64, int64_t)
+    EDGEQ_CASE(DType::kBool, bool)
+#undef EDGEQ_CASE
+    default: fail("cannot convert tensor of type ", dtype_name(t.dtype()));
+  }
+  return out;
+}
+
+std::vector<float> Tensor::to_floats() const { return convert_all<float>(*this); }
+std::vector<int64_t> Tensor::to_ints() const { return convert_all<int64_t>(*this); }
+
+}  // namespace edgeq

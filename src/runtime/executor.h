@@ -1,0 +1,62 @@
+// Executor: plans a Graph once (shapes, constant folding, fusion, layouts, buffer liveness) and
+// runs it many times. Hooks attach to values by name; a hooked value is always materialized in
+// its logical (ONNX) layout before the hook sees it, and fusion never hides it.
+#pragma once
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "runtime/kernel.h"
+
+namespace edgeq {
+
+struct ExecutorOptions {
+  int threads = 0;        // 0: all cores
+  bool fuse = true;       // Conv+Sigmoid+Mul -> Conv with SiLU post-op, when nothing watches
+  bool channels_last = true;  // keep 4-D activations in NHWC between layout-aware kernels
+};
+
+// Called after a value is computed, with the value in its ONNX layout. Must not keep the
+// reference past the call (the buffer is reused).
+using Hook = std::function<void(const std::string& value, const Tensor& t)>;
+
+class Executor {
+ public:
+  explicit Executor(Graph graph, ExecutorOptions opt = {});
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  // Watches one value (a graph input, node output or graph output). "*" watches every
+  // float activation. Hooks must be added before the first run (or call prepare() again).
+  void add_hook(const std::string& value, Hook fn);
+  void clear_hooks();
+
+  // Builds the plan; run() calls it when needed. Throws on unsupported ops or bad shapes.
+  void prepare();
+  // Runs the graph. Inputs are checked against the graph's declared shapes and types.
+  std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& inputs);
+
+  const Graph& graph() const { return graph_; }
+  // Type and shape of any value after planning (logical ONNX shape).
+  const ValueDesc& desc(const std::string& value);
+  // Values that are computed at run time (not constants), in execution order.
+  std::vector<std::string> activations();
+  // Bytes of the activation arena from the liveness plan, and of the weights.
+  size_t arena_bytes();
+  size_t weight_bytes() const;
+  int threads() const;
+
+ private:
+  struct Plan;
+  Graph graph_;
+  ExecutorOptions opt_;
+  std::map<std::string, std::vector<Hook>> hooks_;
+  std::unique_ptr<Plan> plan_;
+};
+
+}  // namespace edgeq

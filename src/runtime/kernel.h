@@ -1,0 +1,70 @@
+// Kernel: one operator instance, created at plan time when its input shapes are known.
+//
+// Adding an operator: write kernels/<family>.cpp with a class deriving from Kernel, register its
+// factory in that file's register_<family>_kernels(), and add one line to kernels/registry.cpp.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/tensor.h"
+#include "ir/graph.h"
+
+namespace edgeq {
+
+// What the planner knows about a value: type, shape, and its data when it is a constant
+// (an initializer or the result of folding constant subgraphs).
+struct ValueDesc {
+  DType dtype = DType::kFloat32;
+  Shape shape;
+  const Tensor* constant = nullptr;
+};
+
+// Physical layout of a 4-D activation. kNHWC stores a logical [N,C,H,W] tensor as [N,H,W,C];
+// only kernels that say so in KernelInit ever see it (Conv, pooling, Resize, ...).
+enum class Layout { kPlain, kNHWC };
+
+struct KernelInit {
+  const Node& node;
+  std::vector<ValueDesc> inputs;  // same order as node.inputs ("" inputs get dtype kUndefined)
+  int64_t opset = 17;             // opset of the node's domain
+  Layout layout = Layout::kPlain; // layout of 4-D activation inputs/outputs (see above)
+
+  const ValueDesc& in(size_t i) const {
+    EDGEQ_CHECK(i < inputs.size() && inputs[i].dtype != DType::kUndefined, node.describe(),
+                ": missing input ", i);
+    return inputs[i];
+  }
+  bool has_input(size_t i) const { return i < inputs.size() && inputs[i].dtype != DType::kUndefined; }
+  // Data of constant input i; throws naming the node when it is not known at plan time.
+  const Tensor& constant(size_t i) const;
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  // Computes outputs from inputs. Output tensors are preallocated with the shapes and dtypes
+  // in `outputs`; input pointers for omitted optional inputs are nullptr.
+  virtual void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) = 0;
+
+  // Filled by the constructor: dtype and shape of each output.
+  std::vector<ValueDesc> outputs;
+};
+
+using KernelFactory = std::function<std::unique_ptr<Kernel>(const KernelInit&)>;
+
+// Registry keyed by (domain, op_type); domain "" is ONNX's default domain.
+void register_kernel(const std::string& domain, const std::string& op_type, KernelFactory f);
+const KernelFactory* find_kernel(const std::string& domain, const std::string& op_type);
+std::vector<std::string> registered_ops();
+// Builds the kernel for a node or throws "unsupported op" naming node and op.
+std::unique_ptr<Kernel> create_kernel(const KernelInit& init);
+
+// Helpers shared by kernels.
+int64_t normalize_axis(int64_t axis, int64_t rank, const Node& node);
+// NumPy-style broadcast of two shapes; throws naming the node when incompatible.
+Shape broadcast_shapes(const Shape& a, const Shape& b, const Node& node);
+
+}  // namespace edgeq

@@ -1,0 +1,18 @@
+// One registration function per operator family (one file each in this folder).
+#pragma once
+
+namespace edgeq {
+
+void register_builtin_kernels();
+
+void register_conv_kernels();
+void register_elementwise_kernels();
+void register_tensor_kernels();     // Concat, Split, Slice, Reshape, Transpose, Gather, ...
+void register_shape_kernels();      // Shape, Constant, Cast, Identity, Unsqueeze, Squeeze, ...
+void register_pool_kernels();       // MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool
+void register_resize_kernels();
+void register_matmul_kernels();     // MatMul, Gemm
+void register_softmax_kernels();
+void register_quant_kernels();      // QuantizeLinear, DequantizeLinear
+
+}  // namespace edgeq
