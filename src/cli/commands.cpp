@@ -1,0 +1,10 @@
+#include "cli/commands.h"
+
+namespace edgeq::cli {
+
+void register_all(CLI::App& app) {
+  register_infer(app);
+  register_bench(app);
+}
+
+}  // namespace edgeq::cli

@@ -1,0 +1,13 @@
+// One file per subcommand; each adds itself to the app in register_<name>().
+// Subcommands run inside callbacks; they throw edgeq::Error for user-facing failures.
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace edgeq::cli {
+
+void register_all(CLI::App& app);
+
+void register_infer(CLI::App& app);
+void register_bench(CLI::App& app);
+
+}  // namespace edgeq::cli

@@ -1,0 +1,2 @@
+#include "runtime/executor.h"
+// Placeholder: implementation in progress.
