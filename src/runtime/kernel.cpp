@@ -51,6 +51,17 @@ std::unique_ptr<Kernel> create_kernel(const KernelInit& init) {
   return (*f)(init);
 }
 
+Shape physical_shape(const Shape& logical, Layout layout) {
+  if (layout != Layout::kNHWC || logical.size() != 4) return logical;
+  return {logical[0], logical[2], logical[3], logical[1]};
+}
+
+int64_t physical_axis(int64_t logical_axis, int64_t rank, Layout layout) {
+  if (layout != Layout::kNHWC || rank != 4) return logical_axis;
+  static const int64_t map[4] = {0, 3, 1, 2};
+  return map[logical_axis];
+}
+
 int64_t normalize_axis(int64_t axis, int64_t rank, const Node& node) {
   int64_t a = axis < 0 ? axis + rank : axis;
   EDGEQ_CHECK(a >= 0 && a < rank, node.describe(), ": axis ", axis, " out of range for rank ", rank);

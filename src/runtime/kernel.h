@@ -22,9 +22,18 @@ struct ValueDesc {
   const Tensor* constant = nullptr;
 };
 
-// Physical layout of a 4-D activation. kNHWC stores a logical [N,C,H,W] tensor as [N,H,W,C];
-// only kernels that say so in KernelInit ever see it (Conv, pooling, Resize, ...).
+// Physical layout of 4-D activations. kNHWC stores a logical [N,C,H,W] tensor as [N,H,W,C].
+// Contract: ValueDesc shapes (KernelInit::inputs, Kernel::outputs) are always LOGICAL (ONNX)
+// shapes; the Tensors handed to run() have the PHYSICAL shape (physical_shape()). The executor
+// passes kNHWC only to ops it knows handle it: Conv, MaxPool, AveragePool, Resize, Concat and
+// Split (any axis, given in logical numbering), and elementwise ops whose inputs all have the
+// same shape or a single element. Non 4-D inputs are never NHWC.
 enum class Layout { kPlain, kNHWC };
+
+// [N,C,H,W] -> [N,H,W,C] for kNHWC and rank 4; otherwise unchanged.
+Shape physical_shape(const Shape& logical, Layout layout);
+// Logical axis (already normalized) -> physical axis for a rank-4 tensor in `layout`.
+int64_t physical_axis(int64_t logical_axis, int64_t rank, Layout layout);
 
 struct KernelInit {
   const Node& node;
