@@ -1,2 +1,409 @@
 #include "runtime/executor.h"
-// Placeholder: implementation in progress.
+
+#include <omp.h>
+
+#include <cstdlib>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "runtime/fusion.h"
+#include "runtime/layout.h"
+#include "runtime/memory_plan.h"
+
+namespace edgeq {
+namespace {
+
+const std::unordered_set<std::string>& elementwise_ops() {
+  static const std::unordered_set<std::string> ops = {"Sigmoid", "Mul", "Add",  "Sub", "Div",
+                                                      "Relu",    "Tanh", "Exp", "Neg", "Abs"};
+  return ops;
+}
+
+bool is_float_4d(const ValueDesc& d) { return d.dtype == DType::kFloat32 && d.shape.size() == 4; }
+
+}  // namespace
+
+// A buffer holding one value in one layout.
+struct Slot {
+  std::string value;
+  ValueDesc desc;  // logical
+  Layout layout = Layout::kPlain;
+  bool external = false;  // graph input (caller's memory) or graph output (fresh per run)
+  int first = 0, last = 0;
+  size_t offset = 0;
+  Tensor view;  // physical view into the arena or external memory
+};
+
+struct Step {
+  enum class Kind { kKernel, kToNHWC, kToPlain } kind = Kind::kKernel;
+  std::unique_ptr<Kernel> kernel;
+  std::string what;  // node description for errors
+  std::vector<const Tensor*> in;
+  std::vector<Tensor*> out;
+  std::vector<int> in_slots, out_slots;
+  std::vector<std::pair<std::string, int>> hooks;  // value, plain slot to show it from
+};
+
+struct Executor::Plan {
+  std::unordered_map<std::string, ValueDesc> descs;  // every value, logical
+  std::map<std::string, Tensor> constants;           // initializers and folded values
+  std::vector<std::string> activation_order;
+  std::vector<Slot> slots;
+  std::vector<Step> steps;
+  std::vector<std::pair<std::string, int>> input_slots;   // graph input -> slot
+  std::vector<std::pair<std::string, int>> output_slots;  // graph output -> slot (-1: constant)
+  std::vector<std::pair<std::string, int>> input_hooks;
+  Tensor arena;
+  size_t arena_bytes = 0;
+  int threads = 1;
+};
+
+Executor::Executor(Graph graph, ExecutorOptions opt) : graph_(std::move(graph)), opt_(opt) {}
+Executor::~Executor() = default;
+
+void Executor::add_hook(const std::string& value, Hook fn) {
+  hooks_[value].push_back(std::move(fn));
+  plan_.reset();
+}
+
+void Executor::clear_hooks() {
+  hooks_.clear();
+  plan_.reset();
+}
+
+int Executor::threads() const {
+  if (opt_.threads > 0) return opt_.threads;
+  return omp_get_num_procs();
+}
+
+size_t Executor::weight_bytes() const {
+  size_t b = 0;
+  for (const auto& kv : graph_.initializers) b += kv.second.nbytes();
+  return b;
+}
+
+void Executor::prepare() {
+  auto plan = std::make_unique<Plan>();
+  Plan& p = *plan;
+  p.threads = threads();
+  Graph g = graph_;
+  g.sort_topologically();
+
+  // Pass 1: types, shapes and constant folding over the original graph.
+  for (const auto& kv : g.initializers) {
+    p.constants[kv.first] = kv.second;
+    p.descs[kv.first] = {kv.second.dtype(), kv.second.shape(), &p.constants[kv.first]};
+  }
+  for (const auto& in : g.inputs) {
+    for (int64_t d : in.shape)
+      EDGEQ_CHECK(d > 0, "graph input '", in.name, "' has a dynamic shape ", shape_str(in.shape),
+                  "; edgeq needs static shapes (re-export with a fixed imgsz and batch)");
+    p.descs[in.name] = {in.dtype, in.shape, nullptr};
+    p.activation_order.push_back(in.name);
+  }
+  std::vector<bool> folded(g.nodes.size(), false);
+  for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
+    const Node& node = g.nodes[ni];
+    KernelInit init{node, {}, g.opset(node.domain)};
+    bool all_const = true;
+    for (const auto& name : node.inputs) {
+      if (name.empty()) {
+        init.inputs.push_back({DType::kUndefined, {}, nullptr});
+        continue;
+      }
+      auto it = p.descs.find(name);
+      EDGEQ_CHECK(it != p.descs.end(), node.describe(), " reads undefined value '", name, "'");
+      init.inputs.push_back(it->second);
+      all_const &= it->second.constant != nullptr;
+    }
+    bool shape_only = node.op_type == "Shape" && node.domain.empty();
+    std::unique_ptr<Kernel> k = create_kernel(init);
+    EDGEQ_CHECK(k->outputs.size() >= node.outputs.size() || node.outputs.empty(), node.describe(),
+                ": kernel produced fewer outputs than the node declares");
+    if (all_const || shape_only) {
+      std::vector<Tensor> ins;
+      std::vector<const Tensor*> in_ptrs;
+      ins.reserve(init.inputs.size());
+      for (const auto& d : init.inputs)
+        ins.push_back(d.constant ? *d.constant : Tensor::view(d.dtype, d.shape, nullptr));
+      for (size_t i = 0; i < ins.size(); ++i)
+        in_ptrs.push_back(init.inputs[i].dtype == DType::kUndefined ? nullptr : &ins[i]);
+      std::vector<Tensor> outs;
+      std::vector<Tensor*> out_ptrs;
+      for (const auto& d : k->outputs) outs.emplace_back(d.dtype, d.shape);
+      for (auto& t : outs) out_ptrs.push_back(&t);
+      k->run(in_ptrs, out_ptrs);
+      for (size_t o = 0; o < node.outputs.size(); ++o) {
+        if (node.outputs[o].empty()) continue;
+        p.constants[node.outputs[o]] = outs[o];
+        p.descs[node.outputs[o]] = {outs[o].dtype(), outs[o].shape(), &p.constants[node.outputs[o]]};
+      }
+      folded[ni] = true;
+      continue;
+    }
+    for (size_t o = 0; o < node.outputs.size(); ++o) {
+      if (node.outputs[o].empty()) continue;
+      p.descs[node.outputs[o]] = {k->outputs[o].dtype, k->outputs[o].shape, nullptr};
+      p.activation_order.push_back(node.outputs[o]);
+    }
+  }
+  for (const auto& o : g.outputs)
+    EDGEQ_CHECK(p.descs.count(o.name), "graph output '", o.name, "' is not produced by any node");
+
+  // Pass 2: fusion on the nodes that run.
+  Graph rt;
+  rt.opsets = g.opsets;
+  for (size_t ni = 0; ni < g.nodes.size(); ++ni)
+    if (!folded[ni]) rt.nodes.push_back(g.nodes[ni]);
+  bool watch_all = hooks_.count("*") != 0;
+  std::set<std::string> protect;
+  for (const auto& o : g.outputs) protect.insert(o.name);
+  for (const auto& kv : hooks_) protect.insert(kv.first);
+  if (opt_.fuse && !watch_all) fuse_conv_silu(rt, protect);
+
+  auto hooks_for = [&](const std::string& v) {
+    if (hooks_.count(v)) return true;
+    if (!watch_all) return false;
+    const ValueDesc& d = p.descs[v];
+    return d.dtype == DType::kFloat32 && !d.constant;
+  };
+
+  // Pass 3: layouts, kernels, conversion steps and hooks.
+  std::unordered_map<std::string, int> plain_slot, nhwc_slot;
+  auto new_slot = [&](const std::string& v, Layout l) {
+    Slot s;
+    s.value = v;
+    s.desc = p.descs[v];
+    s.layout = is_float_4d(s.desc) ? l : Layout::kPlain;
+    p.slots.push_back(std::move(s));
+    int id = static_cast<int>(p.slots.size()) - 1;
+    (p.slots[id].layout == Layout::kNHWC ? nhwc_slot : plain_slot)[v] = id;
+    return id;
+  };
+  auto stored_layout = [&](const std::string& v) {
+    return nhwc_slot.count(v) && !plain_slot.count(v) ? Layout::kNHWC : Layout::kPlain;
+  };
+  // Returns the slot of v in layout l, adding a conversion step when needed.
+  auto slot_in = [&](const std::string& v, Layout l) -> int {
+    auto& want = l == Layout::kNHWC ? nhwc_slot : plain_slot;
+    auto it = want.find(v);
+    if (it != want.end()) return it->second;
+    auto& have = l == Layout::kNHWC ? plain_slot : nhwc_slot;
+    int src = have.at(v);
+    int dst = new_slot(v, l);
+    Step s;
+    s.kind = l == Layout::kNHWC ? Step::Kind::kToNHWC : Step::Kind::kToPlain;
+    s.what = "layout conversion of '" + v + "'";
+    s.in_slots = {src};
+    s.out_slots = {dst};
+    p.steps.push_back(std::move(s));
+    return dst;
+  };
+
+  for (const auto& in : g.inputs) {
+    int id = new_slot(in.name, Layout::kPlain);
+    p.slots[id].external = true;
+    p.input_slots.push_back({in.name, id});
+    if (hooks_for(in.name)) p.input_hooks.push_back({in.name, id});
+  }
+
+  for (const Node& node : rt.nodes) {
+    // Choose the node's layout.
+    Layout layout = Layout::kPlain;
+    std::vector<ValueDesc> in_descs;
+    for (const auto& name : node.inputs)
+      in_descs.push_back(name.empty() ? ValueDesc{DType::kUndefined, {}, nullptr} : p.descs[name]);
+    auto is_nhwc_act = [&](size_t i) {
+      return !node.inputs[i].empty() && !in_descs[i].constant &&
+             stored_layout(node.inputs[i]) == Layout::kNHWC;
+    };
+    const std::string& op = node.op_type;
+    if (opt_.channels_last && node.domain.empty() && !node.inputs.empty() &&
+        is_float_4d(in_descs[0]) && !in_descs[0].constant) {
+      if (op == "Conv") {
+        layout = Layout::kNHWC;
+      } else if (op == "MaxPool" || op == "AveragePool" || op == "Resize") {
+        if (is_nhwc_act(0)) layout = Layout::kNHWC;
+      } else if (op == "Concat" || op == "Split" || elementwise_ops().count(op)) {
+        bool ok = true, any = false;
+        const Shape& out_shape = p.descs[node.outputs[0]].shape;
+        for (size_t i = 0; i < node.inputs.size(); ++i) {
+          if (node.inputs[i].empty()) continue;
+          const ValueDesc& d = in_descs[i];
+          if (op == "Split" && i > 0) continue;  // split sizes
+          if (elementwise_ops().count(op)) {
+            if (shape_numel(d.shape) == 1) continue;
+            ok &= d.shape == out_shape && !d.constant;
+          } else {
+            ok &= is_float_4d(d) && !d.constant;
+          }
+          any |= is_nhwc_act(i);
+        }
+        if (ok && any) layout = Layout::kNHWC;
+      }
+    }
+    KernelInit init{node, in_descs, g.opset(node.domain), layout};
+    Step s;
+    s.kernel = create_kernel(init);
+    s.what = node.describe();
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const std::string& v = node.inputs[i];
+      if (v.empty() || in_descs[i].constant) {
+        s.in_slots.push_back(-1);
+        continue;
+      }
+      bool is_activation_input = layout == Layout::kNHWC && is_float_4d(in_descs[i]) &&
+                                 !(op == "Conv" && i > 0) && !(op == "Split" && i > 0);
+      s.in_slots.push_back(slot_in(v, is_activation_input ? Layout::kNHWC : Layout::kPlain));
+    }
+    for (size_t o = 0; o < node.outputs.size(); ++o) {
+      if (node.outputs[o].empty()) {
+        s.out_slots.push_back(-1);
+        continue;
+      }
+      const std::string& v = node.outputs[o];
+      const ValueDesc& kd = s.kernel->outputs[o];
+      p.descs[v].dtype = kd.dtype;
+      EDGEQ_CHECK(kd.shape == p.descs[v].shape, node.describe(), ": output shape changed between planning passes");
+      s.out_slots.push_back(new_slot(v, layout));
+    }
+    std::vector<std::string> produced = node.outputs;
+    p.steps.push_back(std::move(s));
+    for (const auto& v : produced)
+      if (!v.empty() && hooks_for(v)) {
+        int plain = slot_in(v, Layout::kPlain);
+        p.steps.back().hooks.push_back({v, plain});
+      }
+  }
+
+  // Graph outputs: always plain, in caller-owned tensors.
+  for (const auto& o : g.outputs) {
+    if (p.descs[o.name].constant) {
+      p.output_slots.push_back({o.name, -1});
+      continue;
+    }
+    int id = slot_in(o.name, Layout::kPlain);
+    p.output_slots.push_back({o.name, id});
+  }
+
+  // Pointers for each step and liveness.
+  int n_steps = static_cast<int>(p.steps.size());
+  for (auto& sl : p.slots) {
+    sl.first = n_steps;
+    sl.last = -1;
+  }
+  for (auto& sl : p.slots)
+    if (sl.external) sl.first = 0;
+  for (int si = 0; si < n_steps; ++si) {
+    Step& s = p.steps[si];
+    for (int id : s.out_slots)
+      if (id >= 0) p.slots[id].first = std::min(p.slots[id].first, si);
+    for (int id : s.in_slots)
+      if (id >= 0) p.slots[id].last = std::max(p.slots[id].last, si);
+    for (const auto& h : s.hooks) p.slots[h.second].last = std::max(p.slots[h.second].last, si);
+  }
+  for (const auto& o : p.output_slots)
+    if (o.second >= 0) p.slots[o.second].external = true;
+  std::vector<BufferLife> lives;
+  std::vector<int> arena_ids;
+  for (size_t i = 0; i < p.slots.size(); ++i) {
+    Slot& sl = p.slots[i];
+    if (sl.external) continue;
+    sl.last = std::max(sl.last, sl.first);
+    lives.push_back({shape_numel(sl.desc.shape) * dtype_size(sl.desc.dtype), sl.first, sl.last});
+    arena_ids.push_back(static_cast<int>(i));
+  }
+  std::vector<size_t> offsets = plan_arena(lives, &p.arena_bytes);
+  p.arena = Tensor(DType::kUInt8, {static_cast<int64_t>(p.arena_bytes)});
+  for (size_t j = 0; j < arena_ids.size(); ++j) {
+    Slot& sl = p.slots[arena_ids[j]];
+    sl.offset = offsets[j];
+    sl.view = Tensor::view(sl.desc.dtype, physical_shape(sl.desc.shape, sl.layout),
+                           p.arena.data<uint8_t>() + sl.offset);
+  }
+  // Resolve each step's tensor pointers; external slots' views are refreshed per run.
+  size_t kernel_idx = 0;
+  for (Step& s : p.steps) {
+    for (int id : s.out_slots) s.out.push_back(id >= 0 ? &p.slots[id].view : nullptr);
+    if (s.kind != Step::Kind::kKernel) {
+      s.in.push_back(&p.slots[s.in_slots[0]].view);
+      continue;
+    }
+    const Node& node = rt.nodes[kernel_idx++];
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      int id = s.in_slots[i];
+      if (id >= 0) s.in.push_back(&p.slots[id].view);
+      else if (node.inputs[i].empty()) s.in.push_back(nullptr);
+      else s.in.push_back(&p.constants.at(node.inputs[i]));
+    }
+  }
+  plan_ = std::move(plan);
+}
+
+std::map<std::string, Tensor> Executor::run(const std::map<std::string, Tensor>& inputs) {
+  if (!plan_) prepare();
+  Plan& p = *plan_;
+  omp_set_num_threads(p.threads);
+  for (const auto& kv : inputs)
+    EDGEQ_CHECK(graph_.find_input(kv.first), "'", kv.first, "' is not an input of this model");
+  for (const auto& [name, id] : p.input_slots) {
+    auto it = inputs.find(name);
+    EDGEQ_CHECK(it != inputs.end(), "missing model input '", name, "'");
+    const Slot& sl = p.slots[id];
+    const Tensor& t = it->second;
+    if (t.dtype() != sl.desc.dtype || t.shape() != sl.desc.shape)
+      fail("input '", name, "' expects ", dtype_name(sl.desc.dtype), " ", shape_str(sl.desc.shape),
+           " but got ", dtype_name(t.dtype()), " ", shape_str(t.shape()));
+    p.slots[id].view = Tensor::view(t.dtype(), t.shape(), const_cast<void*>(t.raw()));
+  }
+  std::map<std::string, Tensor> result;
+  for (const auto& [name, id] : p.output_slots) {
+    if (id < 0) {
+      result[name] = p.constants.at(name).clone();
+      continue;
+    }
+    Slot& sl = p.slots[id];
+    if (sl.view.raw() != nullptr && graph_.find_input(name)) continue;  // output == input
+    Tensor t(sl.desc.dtype, sl.desc.shape);
+    sl.view = Tensor::view(t.dtype(), t.shape(), t.raw());
+    result[name] = t;
+  }
+  for (const auto& [name, id] : p.input_hooks) call_hooks(name, p.slots[id].view);
+  for (Step& s : p.steps) {
+    switch (s.kind) {
+      case Step::Kind::kKernel: s.kernel->run(s.in, s.out); break;
+      case Step::Kind::kToNHWC: nchw_to_nhwc(*s.in[0], *s.out[0]); break;
+      case Step::Kind::kToPlain: nhwc_to_nchw(*s.in[0], *s.out[0]); break;
+    }
+    for (const auto& [name, id] : s.hooks) call_hooks(name, p.slots[id].view);
+  }
+  for (const auto& [name, id] : p.output_slots)
+    if (id >= 0 && graph_.find_input(name)) result[name] = inputs.at(name).clone();
+  return result;
+}
+
+void Executor::call_hooks(const std::string& value, const Tensor& t) {
+  if (auto it = hooks_.find(value); it != hooks_.end())
+    for (auto& h : it->second) h(value, t);
+  if (auto it = hooks_.find("*"); it != hooks_.end())
+    for (auto& h : it->second) h(value, t);
+}
+
+const ValueDesc& Executor::desc(const std::string& value) {
+  if (!plan_) prepare();
+  auto it = plan_->descs.find(value);
+  EDGEQ_CHECK(it != plan_->descs.end(), "no value named '", value, "' in the model");
+  return it->second;
+}
+
+std::vector<std::string> Executor::activations() {
+  if (!plan_) prepare();
+  return plan_->activation_order;
+}
+
+size_t Executor::arena_bytes() {
+  if (!plan_) prepare();
+  return plan_->arena_bytes;
+}
+
+}  // namespace edgeq

@@ -53,6 +53,7 @@ class Executor {
 
  private:
   struct Plan;
+  void call_hooks(const std::string& value, const Tensor& t);
   Graph graph_;
   ExecutorOptions opt_;
   std::map<std::string, std::vector<Hook>> hooks_;

@@ -1,0 +1,18 @@
+// Graph rewrites the executor applies to its private copy of the graph before planning.
+#pragma once
+#include <set>
+#include <string>
+
+#include "ir/graph.h"
+
+namespace edgeq {
+
+// Attribute the executor sets on a fused Conv: "silu" means the Conv output goes through x*sigmoid(x).
+inline const char* kFusedActivationAttr = "edgeq.activation";
+
+// Replaces Conv -> Sigmoid -> Mul(conv, sigmoid) (SiLU as exported by PyTorch) with one Conv
+// carrying kFusedActivationAttr="silu". Skips patterns whose inner values are in `protect`
+// (watched by hooks or graph outputs) or read by other nodes. Returns the number fused.
+int fuse_conv_silu(Graph& g, const std::set<std::string>& protect);
+
+}  // namespace edgeq
