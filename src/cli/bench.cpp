@@ -1,5 +1,87 @@
+// edgeq bench: latency (min / median / p95 over N runs after warm-up) and peak memory.
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <random>
+
 #include "cli/commands.h"
+#include "core/file_io.h"
+#include "core/process_stats.h"
+#include "ir/onnx_io.h"
+#include "runtime/executor.h"
 
 namespace edgeq::cli {
-void register_bench(CLI::App& app) {}
+namespace {
+
+struct BenchArgs {
+  std::string model, json;
+  int threads = 0, runs = 20, warmup = 3;
+};
+
+double percentile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  double pos = q * (v.size() - 1);
+  size_t lo = static_cast<size_t>(pos);
+  size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - lo);
+}
+
+void run_bench(const BenchArgs& a) {
+  EDGEQ_CHECK(a.runs > 0, "--runs must be positive");
+  Graph g = load_onnx(a.model);
+  ExecutorOptions opt;
+  opt.threads = a.threads;
+  Executor ex(g, opt);
+  std::map<std::string, Tensor> inputs;
+  std::mt19937 rng(0);
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  for (const auto& in : g.inputs) {
+    Tensor t(in.dtype, in.shape);
+    if (in.dtype == DType::kFloat32)
+      for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = u(rng);
+    inputs[in.name] = t;
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  ex.prepare();
+  double prepare_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  for (int i = 0; i < a.warmup; ++i) ex.run(inputs);
+  std::vector<double> ms;
+  for (int i = 0; i < a.runs; ++i) {
+    auto s = std::chrono::steady_clock::now();
+    ex.run(inputs);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count());
+  }
+  double mn = *std::min_element(ms.begin(), ms.end());
+  double med = percentile(ms, 0.5), p95 = percentile(ms, 0.95);
+  size_t rss = peak_rss_bytes();
+  std::printf("model %s  threads %d  runs %d (+%d warm-up)\n", a.model.c_str(), ex.threads(), a.runs, a.warmup);
+  std::printf("latency ms: min %.2f  median %.2f  p95 %.2f   (plan %.1f ms)\n", mn, med, p95, prepare_ms);
+  std::printf("memory: peak RSS %.1f MiB, activation arena %.1f MiB, weights %.1f MiB\n",
+              rss / 1048576.0, ex.arena_bytes() / 1048576.0, ex.weight_bytes() / 1048576.0);
+  if (!a.json.empty()) {
+    nlohmann::json j = {{"model", a.model},       {"threads", ex.threads()},
+                        {"runs", a.runs},         {"warmup", a.warmup},
+                        {"min_ms", mn},           {"median_ms", med},
+                        {"p95_ms", p95},          {"plan_ms", prepare_ms},
+                        {"peak_rss_bytes", rss},  {"arena_bytes", ex.arena_bytes()},
+                        {"weight_bytes", ex.weight_bytes()}, {"samples_ms", ms}};
+    write_file_atomic(a.json, j.dump(2) + "\n");
+  }
+}
+
+}  // namespace
+
+void register_bench(CLI::App& app) {
+  auto a = std::make_shared<BenchArgs>();
+  auto* cmd = app.add_subcommand("bench", "Latency and memory of the FP32 (or QDQ) model");
+  cmd->add_option("--model", a->model, "ONNX model")->required();
+  cmd->add_option("--threads", a->threads, "threads (0: all cores)");
+  cmd->add_option("--runs", a->runs, "timed runs")->capture_default_str();
+  cmd->add_option("--warmup", a->warmup, "untimed runs first")->capture_default_str();
+  cmd->add_option("--json", a->json, "also write the numbers as JSON");
+  cmd->callback([a] { run_bench(*a); });
+}
+
 }  // namespace edgeq::cli

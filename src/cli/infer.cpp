@@ -1,5 +1,54 @@
+// edgeq infer: run a model once and write every graph output as DIR/<name>.npy.
+#include <iostream>
+
 #include "cli/commands.h"
+#include "cli/model_input.h"
+#include "core/file_io.h"
+#include "core/npy.h"
+#include "ir/onnx_io.h"
+#include "runtime/executor.h"
 
 namespace edgeq::cli {
-void register_infer(CLI::App& app) {}
+namespace {
+
+struct InferArgs {
+  std::string model, input, image, out;
+  int threads = 0;
+};
+
+std::string file_safe(std::string name) {
+  for (char& c : name)
+    if (c == '/' || c == '\\' || c == ':') c = '_';
+  return name;
+}
+
+void run_infer(const InferArgs& a) {
+  Graph g = load_onnx(a.model);
+  Tensor x = make_input(g, a.input, a.image);
+  ExecutorOptions opt;
+  opt.threads = a.threads;
+  Executor ex(g, opt);
+  auto outputs = ex.run({{g.inputs.at(0).name, x}});
+  ensure_dir(a.out);
+  for (const auto& o : g.outputs) {
+    std::string path = a.out + "/" + file_safe(o.name) + ".npy";
+    save_npy(outputs.at(o.name), path);
+    std::cout << o.name << " " << shape_str(outputs.at(o.name).shape()) << " -> " << path << "\n";
+  }
+}
+
+}  // namespace
+
+void register_infer(CLI::App& app) {
+  auto a = std::make_shared<InferArgs>();
+  auto* cmd = app.add_subcommand("infer", "Run a model once; write each output as DIR/<name>.npy");
+  cmd->add_option("--model", a->model, "ONNX model")->required();
+  auto* in = cmd->add_option("--input", a->input, "input tensor (.npy, float32, model's shape)");
+  auto* im = cmd->add_option("--image", a->image, "image, letterboxed as Ultralytics does");
+  in->excludes(im);
+  cmd->add_option("--out", a->out, "output folder")->required();
+  cmd->add_option("--threads", a->threads, "threads (0: all cores)");
+  cmd->callback([a] { run_infer(*a); });
+}
+
 }  // namespace edgeq::cli

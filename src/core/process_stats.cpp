@@ -1,0 +1,16 @@
+#include "core/process_stats.h"
+
+#include <fstream>
+#include <string>
+
+namespace edgeq {
+
+size_t peak_rss_bytes() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+  return 0;
+}
+
+}  // namespace edgeq

@@ -1,0 +1,97 @@
+#include "test_util.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include "core/error.h"
+#include "core/file_io.h"
+#include "core/npy.h"
+
+namespace fs = std::filesystem;
+
+namespace edgeq::test {
+
+std::string shared_dir() {
+  if (const char* env = std::getenv("EDGEQ_SHARED_DIR")) return env;
+  fs::path p = fs::path(EDGEQ_SOURCE_DIR).parent_path() / "shared";
+  return fs::exists(p) ? p.string() : "";
+}
+
+std::string real_model_path() {
+  std::string s = shared_dir();
+  if (s.empty()) return "";
+  std::string p = s + "/models/yolo11n-pose.onnx";
+  return fs::exists(p) ? p : "";
+}
+
+std::string coco8_pose_dir() {
+  std::string s = shared_dir();
+  if (s.empty()) return "";
+  std::string p = s + "/data/coco8-pose";
+  return fs::exists(p) ? p : "";
+}
+
+static std::string ort_script() { return std::string(EDGEQ_SOURCE_DIR) + "/tools/ort/ort_run.js"; }
+
+std::string ort_unavailable_reason() {
+  if (std::system("node --version > /dev/null 2>&1") != 0) return "node is not installed";
+  if (!fs::exists(std::string(EDGEQ_SOURCE_DIR) + "/tools/ort/node_modules/onnxruntime-node"))
+    return "onnxruntime-node is not installed (run: cd tools/ort && npm install)";
+  return "";
+}
+
+std::string temp_dir(const std::string& tag) {
+  static std::atomic<int> counter{0};
+  fs::path p = fs::temp_directory_path() /
+               ("edgeq_test_" + tag + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p.string();
+}
+
+std::vector<std::map<std::string, Tensor>> run_ort_many(
+    const std::string& model, const std::vector<std::map<std::string, Tensor>>& runs) {
+  EDGEQ_CHECK(!runs.empty(), "run_ort_many needs at least one run");
+  std::string dir = temp_dir("ort");
+  std::map<std::string, std::string> files;  // input name -> comma-separated npy files
+  for (size_t k = 0; k < runs.size(); ++k)
+    for (const auto& [name, t] : runs[k]) {
+      std::string file = dir + "/in_" + std::to_string(k) + "_" + std::to_string(files.size()) + ".npy";
+      save_npy(t, file);
+      files[name] += (files[name].empty() ? "" : ",") + file;
+    }
+  std::string cmd = "node '" + ort_script() + "' run '" + model + "' '" + dir + "/out'";
+  for (const auto& [name, list] : files) cmd += " '" + name + "=" + list + "'";
+  cmd += " 2> '" + dir + "/err.txt'";
+  if (std::system(cmd.c_str()) != 0) {
+    std::string err = read_file(dir + "/err.txt");
+    while (!err.empty() && err.back() == '\n') err.pop_back();
+    fail("ONNX Runtime failed on ", model, ": ", err);
+  }
+  std::vector<std::map<std::string, Tensor>> out(runs.size());
+  for (size_t k = 0; k < runs.size(); ++k) {
+    std::string sub = runs.size() > 1 ? dir + "/out/" + std::to_string(k) : dir + "/out";
+    for (const auto& e : fs::directory_iterator(sub))
+      if (e.path().extension() == ".npy") out[k][e.path().stem().string()] = load_npy(e.path().string());
+  }
+  fs::remove_all(dir);
+  return out;
+}
+
+std::map<std::string, Tensor> run_ort(const std::string& model, const std::map<std::string, Tensor>& inputs) {
+  return run_ort_many(model, {inputs}).front();
+}
+
+double max_abs_diff(const Tensor& a, const Tensor& b) {
+  EDGEQ_CHECK(a.shape() == b.shape(), "shape mismatch ", shape_str(a.shape()), " vs ", shape_str(b.shape()));
+  auto x = a.to_floats(), y = b.to_floats();
+  double m = 0;
+  for (size_t i = 0; i < x.size(); ++i) m = std::max(m, std::fabs(double(x[i]) - double(y[i])));
+  return m;
+}
+
+}  // namespace edgeq::test
