@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Sets up (scripts/setup.sh) and runs the whole test suite with CTest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+cd build
+ctest --output-on-failure -j2 --timeout 900
