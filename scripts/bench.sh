@@ -34,7 +34,8 @@ const med = xs => { const s = xs.slice().sort((a, b) => a - b); const m = (s.len
                     return (s[Math.floor(m)] + s[Math.ceil(m)]) / 2; };
 const es = e.flatMap(x => x.samples_ms);
 const em = med(es), emin = Math.min(...es);
-const om = (o[0].median_ms + o[1].median_ms) / 2, omin = Math.min(o[0].min_ms, o[1].min_ms);
+const os = o.flatMap(x => x.samples_ms);
+const om = med(os), omin = Math.min(...os);
 console.log(`model ${process.argv[2]}  threads ${process.argv[3]}  ORT ${o[0].ort_version}`);
 console.log(`edgeq  median ${em.toFixed(2)} ms  min ${emin.toFixed(2)} ms  peak RSS ${(e[1].peak_rss_bytes/1048576).toFixed(1)} MiB`);
 console.log(`ORT    median ${om.toFixed(2)} ms  min ${omin.toFixed(2)} ms`);

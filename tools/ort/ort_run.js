@@ -95,7 +95,7 @@ async function bench(model, threads, runs, warmup) {
   const q = p => { const pos = p * (ms.length - 1); const lo = Math.floor(pos);
                    const hi = Math.min(lo + 1, ms.length - 1); return ms[lo] + (ms[hi] - ms[lo]) * (pos - lo); };
   console.log(JSON.stringify({ort_version: ort.env.versions.common, threads, runs,
-                              min_ms: ms[0], median_ms: q(0.5), p95_ms: q(0.95)}));
+                              min_ms: ms[0], median_ms: q(0.5), p95_ms: q(0.95), samples_ms: ms}));
 }
 
 const [cmd, ...args] = process.argv.slice(2);
