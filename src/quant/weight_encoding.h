@@ -1,0 +1,39 @@
+// Encodings of whole tensors (per tensor or per channel) and the quantization of constant
+// tensors: weights (symmetric, max-abs per channel by default) and biases (int32,
+// scale = input scale * weight scale of the channel, zero point 0).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/tensor.h"
+#include "quant/encoding.h"
+
+namespace edgeq {
+
+// One value's encoding: a single Encoding (per tensor) or one per channel along `axis`.
+struct TensorEncoding {
+  std::vector<Encoding> channels;
+  int64_t axis = -1;  // channel axis of a per-channel encoding; -1 for per tensor
+
+  bool per_channel() const { return axis >= 0; }
+  const Encoding& at(size_t c) const { return channels.at(per_channel() ? c : 0); }
+  // Convenience for per-tensor encodings.
+  static TensorEncoding per_tensor(Encoding e) { return {{e}, -1}; }
+};
+
+// Symmetric signed encoding of a float weight from its max |w|: per channel along `axis`
+// (axis 0 for Conv / Gemm(transB) weights) when `per_channel`, else one for the tensor.
+// Throws naming `what` when the tensor holds NaN or Inf.
+TensorEncoding weight_encoding(const Tensor& w, bool per_channel, int64_t axis, int bitwidth,
+                               const std::string& what);
+
+// int32 bias encoding: scale_c = input.scale * weight.at(c).scale, zero point 0. Per channel
+// (axis 0) when the weight encoding is.
+TensorEncoding bias_encoding(const Encoding& input, const TensorEncoding& weight, int64_t channels);
+
+// Quantizes a float tensor to the encoding's storage type (round half to even, saturate).
+Tensor quantize_tensor(const Tensor& x, const TensorEncoding& enc);
+// The inverse: storage type -> float32.
+Tensor dequantize_tensor(const Tensor& q, const TensorEncoding& enc);
+
+}  // namespace edgeq
