@@ -27,7 +27,8 @@ class Tensor {
   template <typename T>
   static Tensor scalar(T v) { return from_vector<T>({}, {v}); }
 
-  bool empty() const { return data_ == nullptr && numel() == 0 && shape_.empty(); }
+  // True for a default-constructed Tensor (no type, no storage).
+  bool empty() const { return dtype_ == DType::kUndefined; }
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
   int64_t dim(int i) const { return shape_.at(i < 0 ? shape_.size() + i : i); }
