@@ -5,6 +5,7 @@ namespace edgeq::cli {
 void register_all(CLI::App& app) {
   register_infer(app);
   register_bench(app);
+  register_zoo(app);
 }
 
 }  // namespace edgeq::cli

@@ -9,5 +9,6 @@ void register_all(CLI::App& app);
 
 void register_infer(CLI::App& app);
 void register_bench(CLI::App& app);
+void register_zoo(CLI::App& app);
 
 }  // namespace edgeq::cli

@@ -1,0 +1,40 @@
+// edgeq zoo NAME -o M.onnx: writes a synthetic YOLO11 model (official topology, export-style
+// names, deterministic weights) for trying edgeq without a trained model.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "ir/onnx_io.h"
+#include "zoo/yolo11.h"
+
+namespace edgeq::cli {
+namespace {
+
+struct ZooArgs {
+  std::string name, out;
+};
+
+void run_zoo(const ZooArgs& a) {
+  Graph g = build_yolo11(a.name);  // throws, listing the valid names, for an unknown one
+  save_onnx(g, a.out);
+  int64_t params = 0;
+  for (const auto& kv : g.initializers)
+    if (kv.first.rfind("model.", 0) == 0) params += kv.second.numel();
+  std::cout << "wrote " << a.out << ": " << a.name << ", " << g.nodes.size() << " nodes, " << params
+            << " parameters, input images " << shape_str(g.inputs[0].shape) << ", output "
+            << g.outputs[0].name << " " << shape_str(g.outputs[0].shape) << "\n";
+}
+
+}  // namespace
+
+void register_zoo(CLI::App& app) {
+  auto a = std::make_shared<ZooArgs>();
+  std::string names;
+  for (const auto& n : zoo_model_names()) names += (names.empty() ? "" : ", ") + n;
+  auto* cmd = app.add_subcommand(
+      "zoo", "Write a synthetic YOLO11 model (official topology, untrained weights) as ONNX");
+  cmd->add_option("name", a->name, "model: " + names)->required();
+  cmd->add_option("-o,--output", a->out, "ONNX file to write")->required();
+  cmd->callback([a] { run_zoo(*a); });
+}
+
+}  // namespace edgeq::cli
