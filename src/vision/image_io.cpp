@@ -1,0 +1,123 @@
+#include "vision/image_io.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <iostream>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/videoio.hpp>
+
+#include "core/error.h"
+
+namespace edgeq {
+namespace fs = std::filesystem;
+
+static std::string lower_ext(const std::string& path) {
+  std::string ext = fs::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
+}
+
+bool is_image_path(const std::string& path) {
+  const std::string e = lower_ext(path);
+  return e == ".jpg" || e == ".jpeg" || e == ".png" || e == ".bmp" || e == ".webp";
+}
+
+bool is_video_path(const std::string& path) {
+  const std::string e = lower_ext(path);
+  return e == ".mp4" || e == ".avi" || e == ".mov" || e == ".mkv" || e == ".webm" || e == ".m4v";
+}
+
+cv::Mat read_image(const std::string& path) {
+  std::error_code ec;
+  EDGEQ_CHECK(fs::exists(path, ec), "image not found: ", path);
+  EDGEQ_CHECK(!fs::is_directory(path, ec), "expected an image file, got a folder: ", path);
+  cv::Mat img = cv::imread(path, cv::IMREAD_COLOR);
+  EDGEQ_CHECK(!img.empty(), "cannot decode image (unreadable or not an image): ", path);
+  return img;
+}
+
+std::vector<std::string> list_images(const std::string& dir) {
+  std::error_code ec;
+  EDGEQ_CHECK(fs::is_directory(dir, ec), "not a folder: ", dir);
+  std::vector<std::string> out;
+  for (fs::recursive_directory_iterator
+           it(dir, fs::directory_options::follow_directory_symlink, ec),
+       end;
+       it != end; it.increment(ec)) {
+    if (ec) fail("cannot list folder ", dir, ": ", ec.message());
+    if (it->is_regular_file(ec) && is_image_path(it->path().string()))
+      out.push_back(it->path().string());
+  }
+  if (ec) fail("cannot list folder ", dir, ": ", ec.message());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> expand_image_paths(const std::string& spec) {
+  std::error_code ec;
+  EDGEQ_CHECK(fs::exists(spec, ec), "no such image file or folder: ", spec);
+  if (!fs::is_directory(spec, ec)) return {spec};
+  std::vector<std::string> paths = list_images(spec);
+  EDGEQ_CHECK(!paths.empty(), "no images (jpg, jpeg, png, bmp, webp) in folder ", spec);
+  return paths;
+}
+
+ImageFrameSource::ImageFrameSource(const std::string& spec) {
+  std::error_code ec;
+  from_folder_ = fs::is_directory(spec, ec);
+  paths_ = expand_image_paths(spec);
+}
+
+bool ImageFrameSource::next(Frame* frame) {
+  while (pos_ < paths_.size()) {
+    const std::string& path = paths_[pos_++];
+    if (!from_folder_) {
+      frame->name = path;
+      frame->bgr = read_image(path);
+      return true;
+    }
+    try {
+      frame->bgr = read_image(path);
+      frame->name = path;
+      return true;
+    } catch (const Error& e) {
+      std::cerr << "edgeq: warning: skipping image: " << e.what() << "\n";
+      ++skipped_;
+    }
+  }
+  return false;
+}
+
+struct VideoFrameSource::Impl {
+  std::string path;
+  cv::VideoCapture cap;
+  long index = 0;
+};
+
+VideoFrameSource::VideoFrameSource(const std::string& path) : impl_(std::make_unique<Impl>()) {
+  std::error_code ec;
+  EDGEQ_CHECK(fs::exists(path, ec), "video not found: ", path);
+  impl_->path = path;
+  EDGEQ_CHECK(impl_->cap.open(path), "cannot open video (unsupported or corrupt): ", path);
+}
+
+VideoFrameSource::~VideoFrameSource() = default;
+
+bool VideoFrameSource::next(Frame* frame) {
+  cv::Mat img;
+  if (!impl_->cap.read(img) || img.empty()) return false;
+  frame->bgr = img;
+  frame->name = impl_->path + "#" + std::to_string(impl_->index++);
+  return true;
+}
+
+std::unique_ptr<FrameSource> open_frames(const std::string& spec) {
+  std::error_code ec;
+  if (is_video_path(spec) && !fs::is_directory(spec, ec))
+    return std::make_unique<VideoFrameSource>(spec);
+  return std::make_unique<ImageFrameSource>(spec);
+}
+
+}  // namespace edgeq

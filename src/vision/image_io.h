@@ -1,0 +1,70 @@
+// Image input: reading single images, listing image folders, and a frame source that walks an
+// image path, an image folder or a video file one frame at a time.
+#pragma once
+#include <memory>
+#include <opencv2/core.hpp>
+#include <string>
+#include <vector>
+
+namespace edgeq {
+
+// Reads an image as 8-bit BGR. Throws an Error naming the file when it is missing or unreadable.
+cv::Mat read_image(const std::string& path);
+
+// True for the extensions edgeq treats as images: jpg, jpeg, png, bmp, webp (any case).
+bool is_image_path(const std::string& path);
+// True for common video containers: mp4, avi, mov, mkv, webm, m4v.
+bool is_video_path(const std::string& path);
+
+// Image files under `dir` (recursive), sorted by path. Throws when `dir` is not a folder.
+std::vector<std::string> list_images(const std::string& dir);
+
+// "PATH|DIR" -> image paths: a file gives itself, a folder gives list_images (at least one).
+// Throws naming the path when it does not exist or a folder holds no images.
+std::vector<std::string> expand_image_paths(const std::string& spec);
+
+struct Frame {
+  std::string name;  // image path, or "<video>#<index>" for video frames
+  cv::Mat bgr;
+};
+
+class FrameSource {
+ public:
+  virtual ~FrameSource() = default;
+  // Fills the next frame; false at the end.
+  virtual bool next(Frame* frame) = 0;
+};
+
+// Images from expand_image_paths(spec). With a single file an unreadable image throws; in a
+// folder an unreadable image is reported on stderr by name and skipped.
+class ImageFrameSource : public FrameSource {
+ public:
+  explicit ImageFrameSource(const std::string& spec);
+  bool next(Frame* frame) override;
+  const std::vector<std::string>& paths() const { return paths_; }
+  bool from_folder() const { return from_folder_; }
+  int skipped() const { return skipped_; }
+
+ private:
+  std::vector<std::string> paths_;
+  size_t pos_ = 0;
+  bool from_folder_ = false;
+  int skipped_ = 0;
+};
+
+// Frames of a video file through cv::VideoCapture.
+class VideoFrameSource : public FrameSource {
+ public:
+  explicit VideoFrameSource(const std::string& path);
+  ~VideoFrameSource() override;
+  bool next(Frame* frame) override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// A video source for video files, otherwise an image source.
+std::unique_ptr<FrameSource> open_frames(const std::string& spec);
+
+}  // namespace edgeq

@@ -1,0 +1,83 @@
+#include "vision/labels.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/file_io.h"
+
+namespace edgeq {
+
+static bool parse_number(const std::string& tok, double* v) {
+  errno = 0;
+  char* end = nullptr;
+  *v = std::strtod(tok.c_str(), &end);
+  return end != tok.c_str() && *end == '\0' && errno == 0 && std::isfinite(*v);
+}
+
+std::vector<Label> parse_yolo_labels(const std::string& text, int img_w, int img_h,
+                                     const std::string& what) {
+  EDGEQ_CHECK(img_w > 0 && img_h > 0, what, ": image size ", img_w, "x", img_h, " is empty");
+  std::vector<Label> out;
+  std::istringstream in(text);
+  std::string line;
+  int line_no = 0;
+  size_t count_seen = 0;  // numbers per line in this file (all lines must agree)
+  while (std::getline(in, line)) {
+    ++line_no;
+    std::istringstream ls(line);
+    std::vector<double> v;
+    std::string tok;
+    while (ls >> tok) {
+      double x;
+      EDGEQ_CHECK(parse_number(tok, &x), what, ":", line_no, ": '", tok, "' is not a number");
+      v.push_back(x);
+    }
+    if (v.empty()) continue;
+    const size_t n = v.size();
+    EDGEQ_CHECK(n == 5 || (n > 5 && (n - 5) % 3 == 0) || (n > 5 && (n - 5) % 2 == 0), what, ":",
+                line_no, ": expected 5 numbers (cls cx cy w h) or 5 + keypoints*3, got ", n);
+    EDGEQ_CHECK(count_seen == 0 || count_seen == n, what, ":", line_no, ": has ", n,
+                " numbers but earlier lines have ", count_seen);
+    count_seen = n;
+    EDGEQ_CHECK(v[0] >= 0 && v[0] == std::floor(v[0]), what, ":", line_no,
+                ": class must be a non-negative integer, got ", v[0]);
+    EDGEQ_CHECK(v[3] >= 0 && v[4] >= 0, what, ":", line_no, ": negative box width or height");
+    Label lab;
+    lab.cls = static_cast<int>(v[0]);
+    const double cx = v[1] * img_w, cy = v[2] * img_h, w = v[3] * img_w, h = v[4] * img_h;
+    lab.box = {static_cast<float>(cx - w / 2), static_cast<float>(cy - h / 2),
+               static_cast<float>(cx + w / 2), static_cast<float>(cy + h / 2)};
+    if (n > 5) {
+      const size_t kd = (n - 5) % 3 == 0 ? 3 : 2;
+      for (size_t i = 5; i + kd <= n; i += kd) {
+        Keypoint k;
+        k.x = static_cast<float>(v[i] * img_w);
+        k.y = static_cast<float>(v[i + 1] * img_h);
+        k.v = kd == 3 ? static_cast<float>(v[i + 2]) : 2.0f;
+        lab.kpts.push_back(k);
+      }
+    }
+    out.push_back(std::move(lab));
+  }
+  return out;
+}
+
+std::vector<Label> read_yolo_labels(const std::string& path, int img_w, int img_h) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return {};
+  return parse_yolo_labels(read_file(path), img_w, img_h, path);
+}
+
+std::string label_path_for_image(const std::string& image_path) {
+  std::string p = image_path;
+  const std::string sa = "/images/", sb = "/labels/";
+  const size_t at = p.rfind(sa);
+  if (at != std::string::npos) p.replace(at, sa.size(), sb);
+  return std::filesystem::path(p).replace_extension(".txt").string();
+}
+
+}  // namespace edgeq
