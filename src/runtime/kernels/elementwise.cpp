@@ -109,7 +109,9 @@ struct BroadcastPlan {
 
 BroadcastPlan make_plan(const Shape& a, const Shape& b, const Shape& out) {
   const size_t r = out.size();
-  auto dim_of = [&](const Shape& s, size_t i) { return i < r - s.size() ? 1 : s[i - (r - s.size())]; };
+  auto dim_of = [&](const Shape& s, size_t i) {
+    return i < r - s.size() ? 1 : s[i - (r - s.size())];
+  };
   Shape dims;
   std::vector<bool> a_bc, b_bc;
   for (size_t i = 0; i < r; ++i) {
@@ -223,11 +225,11 @@ class BinaryKernel : public Kernel {
       EDGEQ_CHECK(a.dtype == DType::kFloat32, node_, ": Pow base must be float32, got ",
                   dtype_name(a.dtype));
     } else {
-      EDGEQ_CHECK(a.dtype == b.dtype, node_, ": input types differ (", dtype_name(a.dtype),
-                  " vs ", dtype_name(b.dtype), ")");
-      EDGEQ_CHECK(a.dtype == DType::kFloat32 || a.dtype == DType::kInt64 ||
-                      a.dtype == DType::kInt32,
-                  node_, ": input type ", dtype_name(a.dtype), " not supported");
+      EDGEQ_CHECK(a.dtype == b.dtype, node_, ": input types differ (", dtype_name(a.dtype), " vs ",
+                  dtype_name(b.dtype), ")");
+      EDGEQ_CHECK(
+          a.dtype == DType::kFloat32 || a.dtype == DType::kInt64 || a.dtype == DType::kInt32, node_,
+          ": input type ", dtype_name(a.dtype), " not supported");
     }
     Shape out = broadcast_shapes(a.shape, b.shape, init.node);
     plan_ = make_plan(a.shape, b.shape, out);
@@ -243,10 +245,14 @@ class BinaryKernel : public Kernel {
       b = &converted;
     }
     switch (a.dtype()) {
-      case DType::kFloat32: return run_typed<float>(a, *b, *out[0]);
-      case DType::kInt64: return run_typed<int64_t>(a, *b, *out[0]);
-      case DType::kInt32: return run_typed<int32_t>(a, *b, *out[0]);
-      default: fail(node_, ": unexpected input type ", dtype_name(a.dtype()));
+      case DType::kFloat32:
+        return run_typed<float>(a, *b, *out[0]);
+      case DType::kInt64:
+        return run_typed<int64_t>(a, *b, *out[0]);
+      case DType::kInt32:
+        return run_typed<int32_t>(a, *b, *out[0]);
+      default:
+        fail(node_, ": unexpected input type ", dtype_name(a.dtype()));
     }
   }
 

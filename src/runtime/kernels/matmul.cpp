@@ -15,8 +15,8 @@ constexpr int64_t kBlockK = 128;
 
 // c[0..n) += alpha * sum_k a(k) * b[k, 0..n), where a(k) = a[k * a_step] and b is row-major
 // [k, ldb]. One output row; the j loop vectorizes.
-inline void row_times_matrix(const float* a, int64_t a_step, const float* b, int64_t ldb,
-                             float* c, int64_t n, int64_t k, float alpha) {
+inline void row_times_matrix(const float* a, int64_t a_step, const float* b, int64_t ldb, float* c,
+                             int64_t n, int64_t k, float alpha) {
   for (int64_t j0 = 0; j0 < n; j0 += kBlockN) {
     const int64_t j1 = std::min(n, j0 + kBlockN);
     for (int64_t k0 = 0; k0 < k; k0 += kBlockK) {
@@ -76,8 +76,8 @@ class MatMulKernel : public Kernel {
     m_ = as[as.size() - 2];
     k_ = as.back();
     n_ = bs.back();
-    EDGEQ_CHECK(bs[bs.size() - 2] == k_, node.describe(), ": inner dimensions differ: ",
-                shape_str(a.shape), " x ", shape_str(b.shape));
+    EDGEQ_CHECK(bs[bs.size() - 2] == k_, node.describe(),
+                ": inner dimensions differ: ", shape_str(a.shape), " x ", shape_str(b.shape));
     const Shape ab(as.begin(), as.end() - 2), bb(bs.begin(), bs.end() - 2);
     const Shape batch = broadcast_shapes(ab, bb, node);
     batch_offsets(ab, bb, batch, m_ * k_, k_ * n_, a_off_, b_off_);
@@ -191,7 +191,8 @@ class GemmKernel : public Kernel {
 }  // namespace
 
 void register_matmul_kernels() {
-  register_kernel("", "MatMul", [](const KernelInit& i) { return std::make_unique<MatMulKernel>(i); });
+  register_kernel("", "MatMul",
+                  [](const KernelInit& i) { return std::make_unique<MatMulKernel>(i); });
   register_kernel("", "Gemm", [](const KernelInit& i) { return std::make_unique<GemmKernel>(i); });
 }
 

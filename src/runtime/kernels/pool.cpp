@@ -48,12 +48,12 @@ PoolGeom read_geom(const KernelInit& init, Shape& out_shape) {
   const Node& node = init.node;
   const ValueDesc& x = init.in(0);
   const int64_t rank = static_cast<int64_t>(x.shape.size());
-  EDGEQ_CHECK(rank == 3 || rank == 4, node.describe(), ": only 1-D and 2-D pooling supported, input is ",
-              shape_str(x.shape));
+  EDGEQ_CHECK(rank == 3 || rank == 4, node.describe(),
+              ": only 1-D and 2-D pooling supported, input is ", shape_str(x.shape));
   const int64_t sp = rank - 2;
   std::vector<int64_t> k = node.attr_ints("kernel_shape");
-  EDGEQ_CHECK(static_cast<int64_t>(k.size()) == sp, node.describe(),
-              ": kernel_shape must have ", sp, " entries");
+  EDGEQ_CHECK(static_cast<int64_t>(k.size()) == sp, node.describe(), ": kernel_shape must have ",
+              sp, " entries");
   std::vector<int64_t> s = node.attr_ints("strides", std::vector<int64_t>(sp, 1));
   std::vector<int64_t> d = node.attr_ints("dilations", std::vector<int64_t>(sp, 1));
   std::vector<int64_t> p = node.attr_ints("pads", std::vector<int64_t>(2 * sp, 0));

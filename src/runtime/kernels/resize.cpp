@@ -12,8 +12,8 @@ namespace edgeq {
 namespace {
 
 // Input coordinate of output coordinate `x` along an axis (ONNX coordinate_transformation_mode).
-float original_coord(const std::string& mode, float x, float scale, int64_t in_len,
-                     int64_t out_len, const Node& node) {
+float original_coord(const std::string& mode, float x, float scale, int64_t in_len, int64_t out_len,
+                     const Node& node) {
   if (mode == "half_pixel") return (x + 0.5f) / scale - 0.5f;
   if (mode == "asymmetric") return x / scale;
   if (mode == "pytorch_half_pixel") return out_len > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
@@ -60,7 +60,8 @@ void gather_nearest(const T* x, T* y, const Shape& out_shape, const Shape& in_sh
   const int64_t inner = out_shape[rank - 1];
   const int64_t outer = product(out_shape, 0, rank - 1);
   const std::vector<int64_t> istr = contiguous_strides(in_shape);
-  const std::vector<int64_t> ostr = contiguous_strides(Shape(out_shape.begin(), out_shape.end() - 1));
+  const std::vector<int64_t> ostr =
+      contiguous_strides(Shape(out_shape.begin(), out_shape.end() - 1));
   const std::vector<int64_t>& last = tables[rank - 1];
 #pragma omp parallel for if (outer * inner > kParallelNumel)
   for (int64_t o = 0; o < outer; ++o) {
@@ -91,7 +92,8 @@ class ResizeKernel : public Kernel {
     EDGEQ_CHECK(mode_ == "nearest" || mode_ == "linear", node_.describe(), ": mode '", mode_,
                 "' not supported");
     const bool legacy = upsample || init.opset < 11;
-    coord_mode_ = legacy ? "asymmetric" : node_.attr_string("coordinate_transformation_mode", "half_pixel");
+    coord_mode_ =
+        legacy ? "asymmetric" : node_.attr_string("coordinate_transformation_mode", "half_pixel");
     nearest_mode_ = legacy ? "floor" : node_.attr_string("nearest_mode", "round_prefer_floor");
     EDGEQ_CHECK(coord_mode_ != "tf_crop_and_resize", node_.describe(),
                 ": coordinate_transformation_mode 'tf_crop_and_resize' not supported");
@@ -105,8 +107,8 @@ class ResizeKernel : public Kernel {
       for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
     for (int64_t& a : axes) a = normalize_axis(a, rank, node_);
     if (legacy) {
-      std::vector<float> s = upsample && init.opset < 9 ? node_.attr_floats("scales")
-                                                        : init.constant(1).to_floats();
+      std::vector<float> s =
+          upsample && init.opset < 9 ? node_.attr_floats("scales") : init.constant(1).to_floats();
       EDGEQ_CHECK(static_cast<int64_t>(s.size()) == rank, node_.describe(), ": ", s.size(),
                   " scales for rank ", rank);
       scales = s;
@@ -114,8 +116,8 @@ class ResizeKernel : public Kernel {
         out[i] = static_cast<int64_t>(std::floor(static_cast<float>(x.shape[i]) * s[i]));
     } else if (init.has_input(3) && init.constant(3).numel() > 0) {
       const std::vector<int64_t> sizes = init.constant(3).to_ints();
-      EDGEQ_CHECK(sizes.size() == axes.size(), node_.describe(), ": ", sizes.size(),
-                  " sizes for ", axes.size(), " axes");
+      EDGEQ_CHECK(sizes.size() == axes.size(), node_.describe(), ": ", sizes.size(), " sizes for ",
+                  axes.size(), " axes");
       const std::string policy = node_.attr_string("keep_aspect_ratio_policy", "stretch");
       if (policy == "stretch") {
         for (size_t i = 0; i < axes.size(); ++i) {
@@ -142,7 +144,8 @@ class ResizeKernel : public Kernel {
                   axes.size(), " axes");
       for (size_t i = 0; i < axes.size(); ++i) {
         scales[axes[i]] = s[i];
-        out[axes[i]] = static_cast<int64_t>(std::floor(static_cast<float>(x.shape[axes[i]]) * s[i]));
+        out[axes[i]] =
+            static_cast<int64_t>(std::floor(static_cast<float>(x.shape[axes[i]]) * s[i]));
       }
     }
     for (int64_t i = 0; i < rank; ++i)
@@ -163,8 +166,8 @@ class ResizeKernel : public Kernel {
       std::vector<std::vector<int64_t>> logical(rank);
       for (int64_t a = 0; a < rank; ++a) {
         for (int64_t o = 0; o < out[a]; ++o) {
-          const float c = original_coord(coord_mode_, static_cast<float>(o), scales[a],
-                                         x.shape[a], out[a], node_);
+          const float c = original_coord(coord_mode_, static_cast<float>(o), scales[a], x.shape[a],
+                                         out[a], node_);
           logical[a].push_back(nearest_index(nearest_mode_, c, x.shape[a], node_));
         }
       }
@@ -193,16 +196,21 @@ class ResizeKernel : public Kernel {
     const int rank = y.rank();
     const std::vector<int64_t>& last = tables_[rank - 1];
     bool identity = static_cast<int64_t>(last.size()) == x.dim(-1);
-    for (size_t j = 0; identity && j < last.size(); ++j) identity = last[j] == static_cast<int64_t>(j);
+    for (size_t j = 0; identity && j < last.size(); ++j)
+      identity = last[j] == static_cast<int64_t>(j);
     switch (dtype_size(x.dtype())) {
       case 1:
-        return gather_nearest(x.data<uint8_t>(), y.data<uint8_t>(), y.shape(), x.shape(), tables_, identity);
+        return gather_nearest(x.data<uint8_t>(), y.data<uint8_t>(), y.shape(), x.shape(), tables_,
+                              identity);
       case 2:
-        return gather_nearest(x.data<uint16_t>(), y.data<uint16_t>(), y.shape(), x.shape(), tables_, identity);
+        return gather_nearest(x.data<uint16_t>(), y.data<uint16_t>(), y.shape(), x.shape(), tables_,
+                              identity);
       case 4:
-        return gather_nearest(x.data<uint32_t>(), y.data<uint32_t>(), y.shape(), x.shape(), tables_, identity);
+        return gather_nearest(x.data<uint32_t>(), y.data<uint32_t>(), y.shape(), x.shape(), tables_,
+                              identity);
       case 8:
-        return gather_nearest(x.data<uint64_t>(), y.data<uint64_t>(), y.shape(), x.shape(), tables_, identity);
+        return gather_nearest(x.data<uint64_t>(), y.data<uint64_t>(), y.shape(), x.shape(), tables_,
+                              identity);
       default:
         fail(node_.describe(), ": unsupported element type ", dtype_name(x.dtype()));
     }
@@ -276,7 +284,8 @@ class ResizeKernel : public Kernel {
   Node node_;
   std::string mode_, coord_mode_, nearest_mode_;
   bool nhwc_ = false;
-  std::vector<std::vector<int64_t>> tables_;  // nearest: input index per output index, physical axes
+  std::vector<std::vector<int64_t>>
+      tables_;  // nearest: input index per output index, physical axes
   std::vector<LinearTap> taps_h_, taps_w_;
 };
 

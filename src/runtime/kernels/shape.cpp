@@ -2,8 +2,8 @@
 // Identity. Most produce values known at plan time; they still run like any kernel.
 #include <algorithm>
 #include <cmath>
-#include <type_traits>
 #include <cstring>
+#include <type_traits>
 
 #include "runtime/kernel.h"
 #include "runtime/kernels/kernel_util.h"
@@ -51,8 +51,10 @@ std::unique_ptr<Kernel> make_constant(const KernelInit& init) {
     return it == n.attrs.end() ? nullptr : &it->second;
   };
   if (const Attribute* a = attr("value")) return std::make_unique<ConstKernel>(a->t.clone());
-  if (const Attribute* a = attr("value_float")) return std::make_unique<ConstKernel>(Tensor::scalar<float>(a->f));
-  if (const Attribute* a = attr("value_int")) return std::make_unique<ConstKernel>(Tensor::scalar<int64_t>(a->i));
+  if (const Attribute* a = attr("value_float"))
+    return std::make_unique<ConstKernel>(Tensor::scalar<float>(a->f));
+  if (const Attribute* a = attr("value_int"))
+    return std::make_unique<ConstKernel>(Tensor::scalar<int64_t>(a->i));
   if (const Attribute* a = attr("value_floats"))
     return std::make_unique<ConstKernel>(
         Tensor::from_vector<float>({static_cast<int64_t>(a->floats.size())}, a->floats));
@@ -67,8 +69,8 @@ Tensor filled(DType dtype, const Shape& shape, double v) {
   Tensor t(dtype, shape);
   const int64_t n = t.numel();
   switch (dtype) {
-#define EDGEQ_FILL(DT, T) \
-  case DT:                \
+#define EDGEQ_FILL(DT, T)                                       \
+  case DT:                                                      \
     std::fill(t.data<T>(), t.data<T>() + n, static_cast<T>(v)); \
     break;
     EDGEQ_FILL(DType::kFloat32, float)
@@ -81,7 +83,8 @@ Tensor filled(DType dtype, const Shape& shape, double v) {
     EDGEQ_FILL(DType::kInt64, int64_t)
     EDGEQ_FILL(DType::kBool, bool)
 #undef EDGEQ_FILL
-    default: fail("cannot fill a tensor of type ", dtype_name(dtype));
+    default:
+      fail("cannot fill a tensor of type ", dtype_name(dtype));
   }
   return t;
 }
@@ -109,7 +112,8 @@ Tensor range_tensor(T start, T limit, T delta, const Node& node) {
                                  static_cast<double>(delta));
   const int64_t n = std::max<int64_t>(0, static_cast<int64_t>(count));
   Tensor t(dtype_of<T>(), {n});
-  for (int64_t i = 0; i < n; ++i) t.data<T>()[i] = static_cast<T>(start + static_cast<T>(i) * delta);
+  for (int64_t i = 0; i < n; ++i)
+    t.data<T>()[i] = static_cast<T>(start + static_cast<T>(i) * delta);
   return t;
 }
 
@@ -162,7 +166,8 @@ void convert_from(const Tensor& x, To* dst) {
     EDGEQ_FROM(DType::kInt64, int64_t)
     EDGEQ_FROM(DType::kBool, bool)
 #undef EDGEQ_FROM
-    default: fail("Cast: unsupported source type ", dtype_name(x.dtype()));
+    default:
+      fail("Cast: unsupported source type ", dtype_name(x.dtype()));
   }
 }
 
@@ -200,7 +205,8 @@ class CastKernel : public Kernel {
       EDGEQ_TO(DType::kInt64, int64_t)
       EDGEQ_TO(DType::kBool, bool)
 #undef EDGEQ_TO
-      default: fail("Cast: unsupported target type ", dtype_name(y.dtype()));
+      default:
+        fail("Cast: unsupported target type ", dtype_name(y.dtype()));
     }
   }
 };

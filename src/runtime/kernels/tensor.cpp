@@ -12,11 +12,17 @@
 namespace edgeq {
 namespace {
 
-const char* bytes_of(const Tensor& t) { return static_cast<const char*>(t.raw()); }
-char* bytes_of(Tensor& t) { return static_cast<char*>(t.raw()); }
+const char* bytes_of(const Tensor& t) {
+  return static_cast<const char*>(t.raw());
+}
+char* bytes_of(Tensor& t) {
+  return static_cast<char*>(t.raw());
+}
 
 // Integer values of a constant input; `what` names it in errors.
-std::vector<int64_t> const_ints(const KernelInit& init, size_t i) { return init.constant(i).to_ints(); }
+std::vector<int64_t> const_ints(const KernelInit& init, size_t i) {
+  return init.constant(i).to_ints();
+}
 
 // Axes from attribute `axes` (before `input_opset`) or from constant input 1 (from it on).
 // Returns false when neither is given.
@@ -47,9 +53,9 @@ class ConcatKernel : public Kernel {
       EDGEQ_CHECK(d.dtype == first.dtype && static_cast<int64_t>(d.shape.size()) == rank_,
                   init.node.describe(), ": input ", i, " type/rank differs from input 0");
       for (int64_t k = 0; k < rank_; ++k)
-        EDGEQ_CHECK(k == axis_ || d.shape[k] == first.shape[k], init.node.describe(),
-                    ": input ", i, " shape ", shape_str(d.shape), " does not match ",
-                    shape_str(first.shape), " off axis ", axis_);
+        EDGEQ_CHECK(k == axis_ || d.shape[k] == first.shape[k], init.node.describe(), ": input ", i,
+                    " shape ", shape_str(d.shape), " does not match ", shape_str(first.shape),
+                    " off axis ", axis_);
       out[axis_] += d.shape[axis_];
     }
     outputs.push_back({first.dtype, out, nullptr});
@@ -97,7 +103,8 @@ class SplitKernel : public Kernel {
       const int64_t k = node.attr_int("num_outputs", n);
       EDGEQ_CHECK(k == n && k > 0, node.describe(), ": num_outputs ", k, " but ", n, " outputs");
       const int64_t chunk = (dim + k - 1) / k;
-      for (int64_t i = 0; i < k; ++i) sizes.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
+      for (int64_t i = 0; i < k; ++i)
+        sizes.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
     } else {
       EDGEQ_CHECK(n > 0 && dim % n == 0, node.describe(), ": axis size ", dim,
                   " cannot be split evenly into ", n, " outputs");
@@ -110,8 +117,8 @@ class SplitKernel : public Kernel {
       EDGEQ_CHECK(s >= 0, node.describe(), ": negative split size ", s);
       total += s;
     }
-    EDGEQ_CHECK(total == dim, node.describe(), ": split sizes sum to ", total, " but axis ",
-                axis_, " has ", dim);
+    EDGEQ_CHECK(total == dim, node.describe(), ": split sizes sum to ", total, " but axis ", axis_,
+                " has ", dim);
     for (int64_t s : sizes) {
       Shape o = x.shape;
       o[axis_] = s;
@@ -166,7 +173,8 @@ class SliceKernel : public Kernel {
       if (init.has_input(3)) axes = const_ints(init, 3);
       if (init.has_input(4)) steps = const_ints(init, 4);
     }
-    EDGEQ_CHECK(starts.size() == ends.size(), node.describe(), ": starts and ends differ in length");
+    EDGEQ_CHECK(starts.size() == ends.size(), node.describe(),
+                ": starts and ends differ in length");
     if (axes.empty())
       for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
     if (steps.empty()) steps.assign(starts.size(), 1);
@@ -231,8 +239,7 @@ class CopyKernel : public Kernel {
 std::unique_ptr<Kernel> make_reshape(const KernelInit& init) {
   const ValueDesc& x = init.in(0);
   const Node& node = init.node;
-  std::vector<int64_t> target =
-      init.opset < 5 ? node.attr_ints("shape") : const_ints(init, 1);
+  std::vector<int64_t> target = init.opset < 5 ? node.attr_ints("shape") : const_ints(init, 1);
   const bool allowzero = node.attr_int("allowzero", 0) != 0;
   Shape out(target.size());
   int64_t infer = -1, known = 1;
@@ -371,7 +378,8 @@ class GatherKernel : public Kernel {
     std::vector<int64_t> pos(n);
     for (int64_t j = 0; j < n; ++j) {
       int64_t k = idx[j] < 0 ? idx[j] + dim_ : idx[j];
-      EDGEQ_CHECK(k >= 0 && k < dim_, node_, ": index ", idx[j], " out of range for axis size ", dim_);
+      EDGEQ_CHECK(k >= 0 && k < dim_, node_, ": index ", idx[j], " out of range for axis size ",
+                  dim_);
       pos[j] = k;
     }
     const size_t row = inner_ * dtype_size(in[0]->dtype());
@@ -417,8 +425,8 @@ class TileKernel : public Kernel {
   explicit TileKernel(const KernelInit& init) {
     const ValueDesc& x = init.in(0);
     const std::vector<int64_t> reps = const_ints(init, 1);
-    EDGEQ_CHECK(reps.size() == x.shape.size(), init.node.describe(), ": repeats has ",
-                reps.size(), " entries for rank ", x.shape.size());
+    EDGEQ_CHECK(reps.size() == x.shape.size(), init.node.describe(), ": repeats has ", reps.size(),
+                " entries for rank ", x.shape.size());
     Shape out = x.shape;
     for (size_t i = 0; i < reps.size(); ++i) {
       EDGEQ_CHECK(reps[i] >= 0, init.node.describe(), ": negative repeat ", reps[i]);
