@@ -1,0 +1,106 @@
+#include "quant/stats.h"
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/file_io.h"
+
+namespace edgeq {
+namespace {
+
+constexpr const char* kFormat = "edgeq-stats";
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string short_hash(const std::string& h) {
+  return h.empty() ? "(none)" : h.substr(0, 12);
+}
+
+}  // namespace
+
+void Stats::observe(const std::string& value, const Tensor& t) {
+  EDGEQ_CHECK(t.dtype() == DType::kFloat32, "statistics of '", value, "': value is ",
+              dtype_name(t.dtype()), ", only float32 values are observed");
+  values[value].add(t.data<float>(), t.numel());
+}
+
+const Histogram& Stats::at(const std::string& value) const {
+  auto it = values.find(value);
+  if (it == values.end()) fail("no statistics for value '", value, "'");
+  return it->second;
+}
+
+Stats merge_stats(const Stats& a, const Stats& b) {
+  EDGEQ_CHECK(a.model_sha256 == b.model_sha256, "cannot merge stats of different models (sha256 ",
+              short_hash(a.model_sha256), "... vs ", short_hash(b.model_sha256), "...)");
+  EDGEQ_CHECK(a.preprocessing == b.preprocessing,
+              "cannot merge stats with different preprocessing ('", a.preprocessing, "' vs '",
+              b.preprocessing, "')");
+  for (const auto& kv : a.values)
+    EDGEQ_CHECK(b.values.count(kv.first), "cannot merge stats: value '", kv.first,
+                "' is only in the first");
+  for (const auto& kv : b.values)
+    EDGEQ_CHECK(a.values.count(kv.first), "cannot merge stats: value '", kv.first,
+                "' is only in the second");
+  Stats out = a;
+  out.images = a.images + b.images;
+  for (const auto& kv : b.values) out.values[kv.first].merge(kv.second);
+  return out;
+}
+
+void save_stats(const Stats& s, const std::string& path) {
+  nlohmann::json values = nlohmann::json::object();
+  for (const auto& kv : s.values) values[kv.first] = kv.second.to_json();
+  nlohmann::json j = {{"format", kFormat},
+                      {"version", Stats::kVersion},
+                      {"model_sha256", s.model_sha256},
+                      {"preprocessing", s.preprocessing},
+                      {"images", s.images},
+                      {"values", std::move(values)}};
+  std::string bytes;
+  if (ends_with(path, ".json")) {
+    bytes = j.dump() + "\n";
+  } else {
+    std::vector<uint8_t> cbor = nlohmann::json::to_cbor(j);
+    bytes.assign(cbor.begin(), cbor.end());
+  }
+  write_file_atomic(path, bytes);
+}
+
+Stats load_stats(const std::string& path) {
+  std::string bytes = read_file(path);
+  nlohmann::json j;
+  try {
+    size_t first = bytes.find_first_not_of(" \t\r\n");
+    if (first != std::string::npos && bytes[first] == '{')
+      j = nlohmann::json::parse(bytes);
+    else
+      j = nlohmann::json::from_cbor(bytes);
+  } catch (const nlohmann::json::exception&) {
+    fail("stats file ", path, " is not an edgeq stats file (neither CBOR nor JSON)");
+  }
+  EDGEQ_CHECK(j.is_object() && j.value("format", std::string()) == kFormat, "stats file ", path,
+              " is not an edgeq stats file (format field missing)");
+  Stats s;
+  try {
+    int version = j.at("version").get<int>();
+    EDGEQ_CHECK(version >= 1 && version <= Stats::kVersion, "stats file ", path, " has version ",
+                version, "; this edgeq reads versions 1..", Stats::kVersion);
+    s.model_sha256 = j.at("model_sha256").get<std::string>();
+    s.preprocessing = j.at("preprocessing").get<std::string>();
+    s.images = j.at("images").get<int64_t>();
+    const nlohmann::json& values = j.at("values");
+    EDGEQ_CHECK(values.is_object(), "stats file ", path, ": 'values' is not an object");
+    for (auto it = values.begin(); it != values.end(); ++it)
+      s.values[it.key()] =
+          Histogram::from_json(it.value(), "stats file " + path + ", value '" + it.key() + "'");
+  } catch (const nlohmann::json::exception& e) {
+    fail("stats file ", path, " is malformed (", e.what(), ")");
+  }
+  return s;
+}
+
+}  // namespace edgeq

@@ -1,0 +1,279 @@
+// Histogram and Stats: exact bins against a brute-force reference of the binning rule, exact
+// merges (sharded == one pass), quantiles, file round trips and refusals.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "core/error.h"
+#include "core/file_io.h"
+#include "core/sha256.h"
+#include "quant/histogram.h"
+#include "quant/stats.h"
+
+namespace edgeq {
+namespace {
+
+// Reference of the documented binning rule, written independently: the smallest k >= -64 for
+// which floor(max / 2^k) - floor(min / 2^k) + 1 <= 8192 and max|x| / 2^k < 2^52; each value
+// counted in bin floor(x / 2^k).
+struct RefHist {
+  int k = 0;
+  std::map<int64_t, uint64_t> bins;
+};
+
+RefHist reference(const std::vector<float>& v) {
+  double lo = *std::min_element(v.begin(), v.end()), hi = *std::max_element(v.begin(), v.end());
+  RefHist r;
+  for (r.k = -64;; ++r.k) {
+    double w = std::pow(2.0, r.k);
+    double amax = std::max(std::fabs(lo), std::fabs(hi));
+    if (amax / w >= std::pow(2.0, 52)) continue;
+    if (std::floor(hi / w) - std::floor(lo / w) + 1 <= 8192) break;
+  }
+  double w = std::pow(2.0, r.k);
+  for (float x : v) r.bins[static_cast<int64_t>(std::floor(x / w))]++;
+  return r;
+}
+
+std::vector<float> gaussian_with_outliers(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> g(0.3f, 1.5f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = g(rng);
+  v[n / 3] = 57.0f;
+  v[n / 2] = -23.5f;
+  return v;
+}
+
+std::string temp_path(const std::string& name) {
+  return std::string(EDGEQ_BINARY_DIR) + "/quant_stats_test_" + name;
+}
+
+}  // namespace
+
+TEST(QuantSha256, KnownVectors) {
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(QuantHistogram, HandComputedExponent) {
+  // [0.25, 1]: k = -13 gives 8192 - 2048 + 1 = 6145 bins; k = -14 would need 12289.
+  std::vector<float> v = {0.25f, 0.5f, 0.75f, 1.0f};
+  Histogram h;
+  h.add(v.data(), v.size());
+  EXPECT_EQ(h.count(), 4u);
+  EXPECT_EQ(h.min(), 0.25f);
+  EXPECT_EQ(h.max(), 1.0f);
+  EXPECT_EQ(h.exponent(), -13);
+  EXPECT_EQ(h.first_bin(), 2048);
+  EXPECT_EQ(h.bins().size(), 6145u);
+  EXPECT_EQ(h.bins()[0], 1u);
+  EXPECT_EQ(h.bins()[2048], 1u);
+  EXPECT_EQ(h.bins()[6144], 1u);
+}
+
+TEST(QuantHistogram, MatchesBruteForceReference) {
+  std::vector<float> v = gaussian_with_outliers(100000, 1);
+  Histogram h;
+  for (size_t off = 0; off < v.size(); off += 7919)  // uneven batches, some parallel
+    h.add(v.data() + off, std::min<size_t>(7919, v.size() - off));
+  Histogram big;
+  big.add(v.data(), v.size());  // one parallel batch
+  RefHist r = reference(v);
+  EXPECT_EQ(h.exponent(), r.k);
+  EXPECT_EQ(h.first_bin(), r.bins.begin()->first);
+  EXPECT_EQ(h.first_bin() + static_cast<int64_t>(h.bins().size()) - 1, r.bins.rbegin()->first);
+  for (const auto& kv : r.bins) ASSERT_EQ(h.bins()[kv.first - h.first_bin()], kv.second);
+  uint64_t total = 0;
+  for (uint64_t c : h.bins()) total += c;
+  EXPECT_EQ(total, v.size());
+  EXPECT_TRUE(h == big);
+}
+
+TEST(QuantHistogram, ShardedMergeEqualsOnePass) {
+  std::vector<float> v = gaussian_with_outliers(200000, 2);
+  // A shard with a tiny range makes its bins much finer than the others'.
+  for (size_t i = 0; i < 5000; ++i) v[i] = 1e-3f * static_cast<float>(i % 17) / 17.0f;
+  Histogram one;
+  one.add(v.data(), v.size());
+
+  size_t cut1 = 5000, cut2 = 120000;
+  Histogram a, b, c;
+  a.add(v.data(), cut1);
+  b.add(v.data() + cut1, cut2 - cut1);
+  c.add(v.data() + cut2, v.size() - cut2);
+  EXPECT_LT(a.exponent(), one.exponent());
+
+  Histogram ab = a;
+  ab.merge(b);
+  ab.merge(c);
+  EXPECT_TRUE(ab == one);
+  Histogram cba = c;  // other order
+  cba.merge(b);
+  cba.merge(a);
+  EXPECT_TRUE(cba == one);
+  EXPECT_EQ(cba.min(), one.min());
+  EXPECT_EQ(cba.max(), one.max());
+  EXPECT_EQ(cba.quantile(0.9999), one.quantile(0.9999));
+
+  // Shuffled single pass too.
+  std::vector<float> s = v;
+  std::shuffle(s.begin(), s.end(), std::mt19937(3));
+  Histogram shuffled;
+  for (size_t off = 0; off < s.size(); off += 40000)
+    shuffled.add(s.data() + off, std::min<size_t>(40000, s.size() - off));
+  EXPECT_TRUE(shuffled == one);
+}
+
+TEST(QuantHistogram, QuantilesAndTails) {
+  // 0, 1, ..., 999: the median lies in [499, 500] and 10 values are above 989.5.
+  std::vector<float> v(1000);
+  for (int i = 0; i < 1000; ++i) v[i] = static_cast<float>(i);
+  Histogram h;
+  h.add(v.data(), v.size());
+  EXPECT_NEAR(h.quantile(0.5), 499.5, 0.6);
+  EXPECT_NEAR(h.quantile(0.999), 999.0, 1.1);
+  EXPECT_EQ(h.quantile(0.0), 0.0);
+  EXPECT_EQ(h.quantile(1.0), 999.0);
+  EXPECT_NEAR(h.count_above(989.5), 10.0, 0.6);
+  EXPECT_NEAR(h.count_below(9.5), 10.0, 0.6);
+  EXPECT_EQ(h.count_above(999.0), 0.0);
+  EXPECT_EQ(h.count_below(0.0), 0.0);
+  EXPECT_EQ(h.count_above(-1.0), 1000.0);
+}
+
+TEST(QuantHistogram, NonFiniteValuesAreCountedApart) {
+  std::vector<float> v = {1.0f, NAN, INFINITY, -INFINITY, -2.0f};
+  Histogram h;
+  h.add(v.data(), v.size());
+  EXPECT_EQ(h.count(), 2u);
+  EXPECT_EQ(h.nan_count(), 1u);
+  EXPECT_EQ(h.inf_count(), 2u);
+  EXPECT_EQ(h.min(), -2.0f);
+  EXPECT_EQ(h.max(), 1.0f);
+  Histogram only_nan;
+  float n = NAN;
+  only_nan.add(&n, 1);
+  EXPECT_TRUE(only_nan.empty());
+  only_nan.merge(h);
+  EXPECT_EQ(only_nan.nan_count(), 2u);
+  EXPECT_EQ(only_nan.count(), 2u);
+}
+
+TEST(QuantHistogram, ConstantValue) {
+  std::vector<float> v(100, 3.0f);
+  Histogram h;
+  h.add(v.data(), v.size());
+  EXPECT_EQ(h.bins().size(), 1u);
+  EXPECT_EQ(h.quantile(0.5), 3.0);
+  EXPECT_EQ(h.count_below(3.0), 0.0);
+  EXPECT_EQ(h.count_above(2.0), 100.0);
+}
+
+TEST(QuantStats, ShardedStatsMergedEqualOnePassAndRoundTrip) {
+  std::vector<float> act = gaussian_with_outliers(60000, 4);
+  std::vector<float> act2(60000);
+  for (size_t i = 0; i < act2.size(); ++i) act2[i] = std::sin(0.001f * i) * 40.0f + 40.0f;
+  auto image = [&](int i, const std::vector<float>& src) {
+    return Tensor::from_vector<float>(
+        {1, 6000}, std::vector<float>(src.begin() + i * 6000, src.begin() + (i + 1) * 6000));
+  };
+  Stats one, s1, s2;
+  for (Stats* s : {&one, &s1, &s2}) {
+    s->model_sha256 = sha256_hex("model bytes");
+    s->preprocessing = "letterbox 640 pad 114 rgb /255 nchw";
+  }
+  for (int i = 0; i < 10; ++i) {
+    Stats& shard = i < 4 ? s1 : s2;
+    for (Stats* s : {&one, &shard}) {
+      s->observe("/model.0/conv/Conv_output_0", image(i, act));
+      s->observe("/model.23/Concat_5_output_0", image(i, act2));
+      s->images++;
+    }
+  }
+  Stats merged = merge_stats(s1, s2);
+  EXPECT_EQ(merged.images, 10);
+  ASSERT_EQ(merged.values.size(), 2u);
+  for (const auto& kv : one.values) {
+    EXPECT_TRUE(merged.at(kv.first) == kv.second) << kv.first;
+    EXPECT_EQ(merged.at(kv.first).min(), kv.second.min());
+    EXPECT_EQ(merged.at(kv.first).max(), kv.second.max());
+  }
+  // Through files: CBOR and JSON both round trip exactly.
+  for (const std::string ext : {".stats", ".json"}) {
+    save_stats(s1, temp_path("s1" + ext));
+    save_stats(s2, temp_path("s2" + ext));
+    Stats f = merge_stats(load_stats(temp_path("s1" + ext)), load_stats(temp_path("s2" + ext)));
+    EXPECT_EQ(f.model_sha256, one.model_sha256);
+    EXPECT_EQ(f.preprocessing, one.preprocessing);
+    EXPECT_EQ(f.images, 10);
+    for (const auto& kv : one.values) EXPECT_TRUE(f.at(kv.first) == kv.second) << ext;
+  }
+}
+
+TEST(QuantStats, MergeRefusesOtherModelsAndValueSets) {
+  Stats a, b;
+  a.model_sha256 = sha256_hex("model a");
+  b.model_sha256 = sha256_hex("model b");
+  float x = 1.0f;
+  a.values["v"].add(&x, 1);
+  b.values["v"].add(&x, 1);
+  try {
+    merge_stats(a, b);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("different models"), std::string::npos);
+  }
+  b.model_sha256 = a.model_sha256;
+  b.values["w"].add(&x, 1);
+  try {
+    merge_stats(a, b);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'w'"), std::string::npos);
+  }
+  b.values.erase("w");
+  b.preprocessing = "other";
+  EXPECT_THROW(merge_stats(a, b), Error);
+  EXPECT_THROW(a.at("missing"), Error);
+}
+
+TEST(QuantStats, LoadRejectsMalformedFiles) {
+  std::string p = temp_path("garbage.stats");
+  write_file_atomic(p, "this is not a stats file");
+  try {
+    load_stats(p);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(p), std::string::npos);
+  }
+  // A histogram whose bins do not add up to its count.
+  Stats s;
+  s.model_sha256 = "x";
+  std::vector<float> v = {1.0f, 2.0f};
+  s.values["v"].add(v.data(), v.size());
+  std::string jp = temp_path("tampered.json");
+  save_stats(s, jp);
+  nlohmann::json j = nlohmann::json::parse(read_file(jp));
+  j["values"]["v"]["count"] = 3;
+  write_file_atomic(jp, j.dump());
+  EXPECT_THROW(load_stats(jp), Error);
+  // A newer version.
+  save_stats(s, jp);
+  j = nlohmann::json::parse(read_file(jp));
+  j["version"] = 99;
+  write_file_atomic(jp, j.dump());
+  EXPECT_THROW(load_stats(jp), Error);
+  EXPECT_THROW(load_stats(temp_path("does_not_exist.stats")), Error);
+}
+
+}  // namespace edgeq
