@@ -18,7 +18,24 @@ namespace {
 struct BenchArgs {
   std::string model, json;
   int threads = 0, runs = 20, warmup = 3;
+  bool profile = false;
 };
+
+// Time per op type, largest first, as a share of the summed step time.
+void print_profile(const std::vector<StepTime>& steps, int runs) {
+  std::map<std::string, std::pair<double, int>> by_op;
+  double total = 0;
+  for (const auto& s : steps) {
+    by_op[s.op].first += s.ms / runs;
+    by_op[s.op].second += 1;
+    total += s.ms / runs;
+  }
+  std::vector<std::pair<std::string, std::pair<double, int>>> rows(by_op.begin(), by_op.end());
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  std::printf("%-20s %6s %10s %7s\n", "op", "steps", "ms/run", "share");
+  for (const auto& [op, v] : rows)
+    std::printf("%-20s %6d %10.3f %6.1f%%\n", op.c_str(), v.second, v.first, 100 * v.first / total);
+}
 
 double percentile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
@@ -33,6 +50,7 @@ void run_bench(const BenchArgs& a) {
   Graph g = load_onnx(a.model);
   ExecutorOptions opt;
   opt.threads = a.threads;
+  opt.profile = a.profile;
   Executor ex(g, opt);
   std::map<std::string, Tensor> inputs;
   std::mt19937 rng(0);
@@ -56,6 +74,7 @@ void run_bench(const BenchArgs& a) {
   double mn = *std::min_element(ms.begin(), ms.end());
   double med = percentile(ms, 0.5), p95 = percentile(ms, 0.95);
   size_t rss = peak_rss_bytes();
+  if (a.profile) print_profile(ex.profile(), a.runs + a.warmup);
   std::printf("model %s  threads %d  runs %d (+%d warm-up)\n", a.model.c_str(), ex.threads(), a.runs, a.warmup);
   std::printf("latency ms: min %.2f  median %.2f  p95 %.2f   (plan %.1f ms)\n", mn, med, p95, prepare_ms);
   std::printf("memory: peak RSS %.1f MiB, activation arena %.1f MiB, weights %.1f MiB\n",
@@ -81,6 +100,7 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--runs", a->runs, "timed runs")->capture_default_str();
   cmd->add_option("--warmup", a->warmup, "untimed runs first")->capture_default_str();
   cmd->add_option("--json", a->json, "also write the numbers as JSON");
+  cmd->add_flag("--profile", a->profile, "time each op type (adds a little overhead)");
   cmd->callback([a] { run_bench(*a); });
 }
 

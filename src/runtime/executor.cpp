@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <unordered_map>
 #include <unordered_set>
@@ -38,6 +39,8 @@ struct Step {
   enum class Kind { kKernel, kToNHWC, kToPlain } kind = Kind::kKernel;
   std::unique_ptr<Kernel> kernel;
   std::string what;  // node description for errors
+  std::string op;
+  double ms = 0;     // accumulated when profiling
   std::vector<const Tensor*> in;
   std::vector<Tensor*> out;
   std::vector<int> in_slots, out_slots;
@@ -194,6 +197,7 @@ void Executor::prepare() {
     Step s;
     s.kind = l == Layout::kNHWC ? Step::Kind::kToNHWC : Step::Kind::kToPlain;
     s.what = "layout conversion of '" + v + "'";
+    s.op = "LayoutConversion";
     s.in_slots = {src};
     s.out_slots = {dst};
     p.steps.push_back(std::move(s));
@@ -246,6 +250,7 @@ void Executor::prepare() {
     Step s;
     s.kernel = create_kernel(init);
     s.what = node.describe();
+    s.op = node.op_type;
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const std::string& v = node.inputs[i];
       if (v.empty() || in_descs[i].constant) {
@@ -370,16 +375,26 @@ std::map<std::string, Tensor> Executor::run(const std::map<std::string, Tensor>&
   }
   for (const auto& [name, id] : p.input_hooks) call_hooks(name, p.slots[id].view);
   for (Step& s : p.steps) {
+    auto t0 = opt_.profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     switch (s.kind) {
       case Step::Kind::kKernel: s.kernel->run(s.in, s.out); break;
       case Step::Kind::kToNHWC: nchw_to_nhwc(*s.in[0], *s.out[0]); break;
       case Step::Kind::kToPlain: nhwc_to_nchw(*s.in[0], *s.out[0]); break;
     }
+    if (opt_.profile)
+      s.ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     for (const auto& [name, id] : s.hooks) call_hooks(name, p.slots[id].view);
   }
   for (const auto& [name, id] : p.output_slots)
     if (id >= 0 && graph_.find_input(name)) result[name] = inputs.at(name).clone();
   return result;
+}
+
+std::vector<StepTime> Executor::profile() const {
+  std::vector<StepTime> out;
+  if (plan_)
+    for (const Step& s : plan_->steps) out.push_back({s.what, s.op, s.ms});
+  return out;
 }
 
 void Executor::call_hooks(const std::string& value, const Tensor& t) {

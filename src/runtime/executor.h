@@ -18,6 +18,14 @@ struct ExecutorOptions {
   int threads = 0;        // 0: all cores
   bool fuse = true;       // Conv+Sigmoid+Mul -> Conv with SiLU post-op, when nothing watches
   bool channels_last = true;  // keep 4-D activations in NHWC between layout-aware kernels
+  bool profile = false;       // time every step (see Executor::profile())
+};
+
+// Accumulated time of one planned step (a kernel or a layout conversion) over all runs.
+struct StepTime {
+  std::string what;  // node description or "layout conversion of ..."
+  std::string op;    // op type, or "LayoutConversion"
+  double ms = 0;
 };
 
 // Called after a value is computed, with the value in its ONNX layout. Must not keep the
@@ -50,6 +58,8 @@ class Executor {
   size_t arena_bytes();
   size_t weight_bytes() const;
   int threads() const;
+  // Per-step times accumulated over runs when ExecutorOptions::profile is set.
+  std::vector<StepTime> profile() const;
 
  private:
   struct Plan;
