@@ -6,6 +6,7 @@ void register_all(CLI::App& app) {
   register_infer(app);
   register_bench(app);
   register_zoo(app);
+  register_run(app);
 }
 
 }  // namespace edgeq::cli
