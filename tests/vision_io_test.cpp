@@ -198,3 +198,21 @@ TEST(VisionJson, LayoutAndRoundTrip) {
 
 }  // namespace
 }  // namespace edgeq
+
+namespace edgeq {
+namespace {
+
+TEST(VisionImageIo, FrameOutputNames) {
+  TempDir d;
+  write_png(d / "train/a.png", 2, 2, {0, 0, 0});
+  EXPECT_EQ(frame_output_name(d.str(), d / "train/a.png"), "train/a.png");
+  EXPECT_EQ(frame_output_name(d.str() + "/", d / "train/a.png"), "train/a.png");
+  EXPECT_EQ(frame_output_name(d.str() + "/./", d / "train/a.png"), "train/a.png");
+  EXPECT_EQ(frame_output_name(d / "train/a.png", d / "train/a.png"), "a.png");
+  EXPECT_EQ(frame_output_name("/x/clip.mp4", "/x/clip.mp4#12"), "clip_000012.jpg");
+  // A frame outside the folder (should not happen) still stays inside the output folder.
+  EXPECT_EQ(frame_output_name(d / "train", d / "other/b.png"), "b.png");
+}
+
+}  // namespace
+}  // namespace edgeq

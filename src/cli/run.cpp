@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
-#include <sstream>
 
 #include "cli/commands.h"
 #include "cli/model_input.h"
@@ -46,25 +45,19 @@ std::string output_name(const Graph& g) {
 // --draw folder named after the image (its path below the input folder) or the video frame.
 std::string draw_path(const RunArgs& a, bool single_file, const std::string& frame_name) {
   if (single_file && is_image_path(a.draw)) return a.draw;
-  std::error_code ec;
-  fs::path rel;
-  if (fs::is_directory(a.image, ec)) {
-    rel = fs::path(frame_name).lexically_relative(a.image);
-  } else if (is_video_path(a.image)) {
-    const std::string idx = frame_name.substr(frame_name.rfind('#') + 1);
-    std::ostringstream os;
-    os << fs::path(a.image).stem().string() << "_" << std::setw(6) << std::setfill('0') << idx
-       << ".jpg";
-    rel = os.str();
-  } else {
-    rel = fs::path(frame_name).filename();
-  }
-  fs::path out = fs::path(a.draw) / rel;
+  fs::path out = fs::path(a.draw) / frame_output_name(a.image, frame_name);
   ensure_dir(out.parent_path().string());
   return out.string();
 }
 
 void run_run(const RunArgs& a) {
+  std::unique_ptr<FrameSource> frames = open_frames(a.image);  // fails fast on a bad --image
+  std::error_code ec;
+  const bool single_file = !fs::is_directory(a.image, ec) && !is_video_path(a.image);
+  if (!a.draw.empty() && !single_file)
+    EDGEQ_CHECK(!is_image_path(a.draw),
+                "--draw must be a folder when --image is a folder or video: ", a.draw);
+
   Graph g = load_onnx(a.model);
   const ValueInfo in = image_input(g);
   const int in_h = in.shape[2] > 0 ? static_cast<int>(in.shape[2]) : 640;
@@ -73,16 +66,9 @@ void run_run(const RunArgs& a) {
   const auto kpt_shape = g.metadata_value("kpt_shape");
   const auto names = g.metadata_value("names");
 
-  std::error_code ec;
-  const bool single_file = !fs::is_directory(a.image, ec) && !is_video_path(a.image);
-  if (!a.draw.empty() && !single_file)
-    EDGEQ_CHECK(!is_image_path(a.draw),
-                "--draw must be a folder when --image is a folder or video: ", a.draw);
-
   ExecutorOptions opt;
   opt.threads = a.threads;
   Executor ex(std::move(g), opt);
-  std::unique_ptr<FrameSource> frames = open_frames(a.image);
 
   nlohmann::json results = nlohmann::json::array();
   std::vector<double> infer_ms;

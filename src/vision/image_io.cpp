@@ -120,4 +120,21 @@ std::unique_ptr<FrameSource> open_frames(const std::string& spec) {
   return std::make_unique<ImageFrameSource>(spec);
 }
 
+std::string frame_output_name(const std::string& spec, const std::string& frame_name) {
+  std::error_code ec;
+  const size_t hash = frame_name.rfind('#');
+  if (is_video_path(spec) && hash != std::string::npos) {
+    std::string idx = frame_name.substr(hash + 1);
+    if (idx.size() < 6) idx.insert(0, 6 - idx.size(), '0');
+    return fs::path(spec).stem().string() + "_" + idx + ".jpg";
+  }
+  const fs::path file = fs::path(frame_name).filename();
+  if (!fs::is_directory(spec, ec)) return file.string();
+  fs::path root = fs::path(spec).lexically_normal();
+  if (!root.has_filename()) root = root.parent_path();  // "dir/" -> "dir"
+  const fs::path rel = fs::path(frame_name).lexically_normal().lexically_relative(root);
+  if (rel.empty() || rel.is_absolute() || *rel.begin() == "..") return file.string();
+  return rel.string();
+}
+
 }  // namespace edgeq

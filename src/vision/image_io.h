@@ -67,4 +67,9 @@ class VideoFrameSource : public FrameSource {
 // A video source for video files, otherwise an image source.
 std::unique_ptr<FrameSource> open_frames(const std::string& spec);
 
+// A relative file name for outputs about `frame_name` from source `spec`: the image's path below
+// the folder `spec`, the file name for a single image, "<video stem>_<6-digit index>.jpg" for a
+// video frame. Never climbs out of the output folder (no "..", never absolute).
+std::string frame_output_name(const std::string& spec, const std::string& frame_name);
+
 }  // namespace edgeq
