@@ -16,7 +16,7 @@ fi
 echo "== edgeq inspect"
 $EQ inspect --model "$MODEL" --json "$OUT/inspect.json" 2>/dev/null || echo "(inspect not available in this build)"
 echo "== demo images"
-$EQ zoo --scenes "$OUT/images" --n 8 2>/dev/null || true
+$EQ scenes --out "$OUT/images" --n 8
 IMAGES="$OUT/images"
 [ -d ../shared/data/coco8-pose/images ] && IMAGES=../shared/data/coco8-pose/images
 echo "== edgeq run on $IMAGES"

@@ -5,8 +5,10 @@ namespace edgeq::cli {
 void register_all(CLI::App& app) {
   register_infer(app);
   register_bench(app);
+  register_scenes(app);
   register_zoo(app);
   register_run(app);
+  register_cut(app);
 }
 
 }  // namespace edgeq::cli

@@ -9,7 +9,9 @@ void register_all(CLI::App& app);
 
 void register_infer(CLI::App& app);
 void register_bench(CLI::App& app);
+void register_scenes(CLI::App& app);
 void register_zoo(CLI::App& app);
 void register_run(CLI::App& app);
+void register_cut(CLI::App& app);
 
 }  // namespace edgeq::cli

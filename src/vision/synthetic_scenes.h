@@ -1,0 +1,15 @@
+// Deterministic synthetic street-like scenes (gradients, texture, boxes, stick figures), so that
+// calibration, run and compare have images to work on when the user brings none.
+#pragma once
+#include <opencv2/core.hpp>
+#include <string>
+#include <vector>
+
+namespace edgeq {
+
+// Scene `index` of the series for `seed`: a BGR image of the given size.
+cv::Mat synthetic_scene(int index, uint32_t seed, int width = 640, int height = 480);
+// Writes n scenes as DIR/scene_000.jpg ...; returns the paths.
+std::vector<std::string> write_synthetic_scenes(const std::string& dir, int n, uint32_t seed);
+
+}  // namespace edgeq
