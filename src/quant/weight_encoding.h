@@ -10,15 +10,19 @@
 
 namespace edgeq {
 
-// One value's encoding: a single Encoding (per tensor) or one per channel along `axis`.
+// One value's encoding: a single Encoding (per tensor) or one per channel along `axis`; or,
+// when `is_float`, none: the value stays floating point at `float_bitwidth` (AIMET dtype FLOAT).
 struct TensorEncoding {
   std::vector<Encoding> channels;
   int64_t axis = -1;  // channel axis of a per-channel encoding; -1 for per tensor
+  bool is_float = false;
+  int float_bitwidth = 32;
 
   bool per_channel() const { return axis >= 0; }
   const Encoding& at(size_t c) const { return channels.at(per_channel() ? c : 0); }
   // Convenience for per-tensor encodings.
-  static TensorEncoding per_tensor(Encoding e) { return {{e}, -1}; }
+  static TensorEncoding per_tensor(Encoding e) { return {{e}, -1, false, 32}; }
+  static TensorEncoding floating(int bitwidth) { return {{}, -1, true, bitwidth}; }
 };
 
 // Symmetric signed encoding of a float weight from its max |w|: per channel along `axis`

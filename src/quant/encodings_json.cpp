@@ -1,0 +1,239 @@
+#include "quant/encodings_json.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/file_io.h"
+
+namespace edgeq {
+namespace {
+
+using nlohmann::json;
+
+const char* kSections[2] = {"activation_encodings", "param_encodings"};
+
+// ---- writing ----
+
+json entry_1_0_0(const std::string& name, const TensorEncoding& te) {
+  if (te.is_float)
+    return {
+        {"name", name}, {"dtype", "FLOAT"}, {"enc_type", "PER_TENSOR"}, {"bw", te.float_bitwidth}};
+  EDGEQ_CHECK(!te.channels.empty(), "encoding of '", name, "' has no channels");
+  json scale = json::array(), offset = json::array();
+  for (const Encoding& e : te.channels) {
+    scale.push_back(e.scale);
+    offset.push_back(e.offset);
+  }
+  const Encoding& e0 = te.channels[0];
+  return {{"name", name},
+          {"dtype", "INT"},
+          {"enc_type", te.per_channel() ? "PER_CHANNEL" : "PER_TENSOR"},
+          {"bw", e0.bitwidth},
+          {"is_sym", e0.symmetric},
+          {"scale", scale},
+          {"offset", offset}};
+}
+
+json entry_0_6_1(const std::string& name, const TensorEncoding& te) {
+  if (te.is_float) return json::array({{{"bitwidth", te.float_bitwidth}, {"dtype", "float"}}});
+  EDGEQ_CHECK(!te.channels.empty(), "encoding of '", name, "' has no channels");
+  json list = json::array();
+  for (const Encoding& e : te.channels)
+    list.push_back({{"bitwidth", e.bitwidth},
+                    {"dtype", "int"},
+                    {"is_symmetric", e.symmetric ? "True" : "False"},
+                    {"max", e.max},
+                    {"min", e.min},
+                    {"offset", e.offset},
+                    {"scale", e.scale}});
+  return list;
+}
+
+// ---- reading ----
+
+// Error context: "<what>: activation_encodings[3] ('name')".
+struct Where {
+  const std::string& what;
+  std::string entry;
+  template <typename... Args>
+  [[noreturn]] void fail(const Args&... args) const {
+    ::edgeq::fail(what, ": ", entry, ": ", args...);
+  }
+};
+
+const json& field(const json& o, const char* key, const Where& at) {
+  auto it = o.find(key);
+  if (it == o.end()) at.fail("missing '", key, "'");
+  return *it;
+}
+
+int int_field(const json& o, const char* key, const Where& at) {
+  const json& v = field(o, key, at);
+  if (!v.is_number_integer()) at.fail("'", key, "' must be an integer");
+  return v.get<int>();
+}
+
+bool bool_field(const json& o, const char* key, const Where& at) {
+  const json& v = field(o, key, at);
+  if (v.is_boolean()) return v.get<bool>();
+  if (v.is_string()) {  // AIMET 0.6.1 writes str(bool)
+    std::string s = v.get<std::string>();
+    if (s == "True" || s == "true") return true;
+    if (s == "False" || s == "false") return false;
+  }
+  at.fail("'", key, "' must be true or false");
+}
+
+float scale_value(const json& v, const Where& at) {
+  if (!v.is_number()) at.fail("scale must be a number");
+  double s = v.get<double>();
+  if (!std::isfinite(s) || s <= 0) at.fail("scale ", s, " must be finite and positive");
+  return static_cast<float>(s);
+}
+
+int64_t offset_value(const json& v, const Where& at) {
+  if (!v.is_number()) at.fail("offset must be a number");
+  double o = v.get<double>();
+  if (!std::isfinite(o) || o != std::floor(o))
+    at.fail("offset ", o, " is not an integer (zero-point shifts are not supported)");
+  return static_cast<int64_t>(o);
+}
+
+Encoding make_encoding(int bw, bool sym, float scale, int64_t offset, const Where& at) {
+  try {
+    return encoding_from_aimet(bw, sym, scale, offset);
+  } catch (const Error& e) {
+    at.fail(e.what());
+  }
+}
+
+TensorEncoding read_1_0_0(const json& o, const Where& at) {
+  if (!o.is_object()) at.fail("entry must be an object");
+  const json& dtype = field(o, "dtype", at);
+  const json& enc_type = field(o, "enc_type", at);
+  if (!dtype.is_string() || !enc_type.is_string())
+    at.fail("'dtype' and 'enc_type' must be strings");
+  std::string dt = dtype.get<std::string>(), et = enc_type.get<std::string>();
+  int bw = int_field(o, "bw", at);
+  if (dt == "FLOAT") return TensorEncoding::floating(bw);
+  if (dt != "INT") at.fail("dtype '", dt, "' is neither INT nor FLOAT");
+  if (et != "PER_TENSOR" && et != "PER_CHANNEL")
+    at.fail("enc_type '", et, "' is not supported (PER_TENSOR or PER_CHANNEL)");
+  bool sym = bool_field(o, "is_sym", at);
+  const json& scale = field(o, "scale", at);
+  const json& offset = field(o, "offset", at);
+  if (!scale.is_array() || !offset.is_array() || scale.empty() || scale.size() != offset.size())
+    at.fail("'scale' and 'offset' must be non-empty lists of the same length");
+  if (et == "PER_TENSOR" && scale.size() != 1)
+    at.fail("PER_TENSOR encoding with ", scale.size(), " scales");
+  TensorEncoding te;
+  te.axis = et == "PER_CHANNEL" ? 0 : -1;
+  for (size_t i = 0; i < scale.size(); ++i)
+    te.channels.push_back(
+        make_encoding(bw, sym, scale_value(scale[i], at), offset_value(offset[i], at), at));
+  return te;
+}
+
+TensorEncoding read_0_6_1(const json& list, const Where& at) {
+  if (!list.is_array() || list.empty()) at.fail("must be a non-empty list of encodings");
+  TensorEncoding te;
+  for (const json& o : list) {
+    if (!o.is_object()) at.fail("encodings must be objects");
+    std::string dt = "int";
+    if (o.contains("dtype")) {
+      if (!o["dtype"].is_string()) at.fail("'dtype' must be a string");
+      dt = o["dtype"].get<std::string>();
+    }
+    int bw = int_field(o, "bitwidth", at);
+    if (dt == "float") return TensorEncoding::floating(bw);
+    if (dt != "int") at.fail("dtype '", dt, "' is neither int nor float");
+    bool sym = bool_field(o, "is_symmetric", at);
+    te.channels.push_back(make_encoding(bw, sym, scale_value(field(o, "scale", at), at),
+                                        offset_value(field(o, "offset", at), at), at));
+  }
+  te.axis = te.channels.size() > 1 ? 0 : -1;
+  return te;
+}
+
+}  // namespace
+
+std::string encodings_to_json(const EncodingSet& set, const std::string& version) {
+  EDGEQ_CHECK(version == "1.0.0" || version == "0.6.1", "encodings format '", version,
+              "' is not supported (1.0.0 or 0.6.1)");
+  const std::map<std::string, TensorEncoding>* maps[2] = {&set.activations, &set.params};
+  json j = {{"version", version}};
+  for (int s = 0; s < 2; ++s) {
+    json section = version == "1.0.0" ? json::array() : json::object();
+    for (const auto& kv : *maps[s]) {
+      if (version == "1.0.0")
+        section.push_back(entry_1_0_0(kv.first, kv.second));
+      else
+        section[kv.first] = entry_0_6_1(kv.first, kv.second);
+    }
+    j[kSections[s]] = std::move(section);
+  }
+  return j.dump(2) + "\n";
+}
+
+EncodingSet encodings_from_json(const std::string& text, const std::string& what) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    fail(what, ": not valid JSON (", e.what(), ")");
+  }
+  EDGEQ_CHECK(j.is_object(), what, ": top level must be an object");
+  for (const char* s : kSections) EDGEQ_CHECK(j.contains(s), what, ": missing '", s, "'");
+  bool lists = j[kSections[0]].is_array();
+  for (const char* s : kSections)
+    EDGEQ_CHECK(lists ? j[s].is_array() : j[s].is_object(), what, ": '", s, "' must be ",
+                lists ? "a list (format 1.0.0, as activation_encodings)"
+                      : "an object (format 0.6.1, as activation_encodings)");
+  if (j.contains("version")) {
+    EDGEQ_CHECK(j["version"].is_string(), what, ": 'version' must be a string");
+    std::string v = j["version"].get<std::string>();
+    if (lists)
+      EDGEQ_CHECK(v.rfind("1.", 0) == 0, what, ": version '", v,
+                  "' does not match the list form of format 1.0.0");
+    else
+      EDGEQ_CHECK(v.rfind("0.", 0) == 0, what, ": version '", v,
+                  "' does not match the dict form of format 0.6.1");
+  }
+
+  EncodingSet set;
+  std::map<std::string, TensorEncoding>* maps[2] = {&set.activations, &set.params};
+  for (int s = 0; s < 2; ++s) {
+    const json& section = j[kSections[s]];
+    if (lists) {
+      for (size_t i = 0; i < section.size(); ++i) {
+        const json& o = section[i];
+        std::string name;
+        if (o.is_object() && o.contains("name") && o["name"].is_string())
+          name = o["name"].get<std::string>();
+        Where at{what, std::string(kSections[s]) + "[" + std::to_string(i) + "]" +
+                           (name.empty() ? "" : " ('" + name + "')")};
+        if (name.empty()) at.fail("missing or empty 'name'");
+        if (maps[s]->count(name)) at.fail("duplicate name");
+        (*maps[s])[name] = read_1_0_0(o, at);
+      }
+    } else {
+      for (auto it = section.begin(); it != section.end(); ++it) {
+        Where at{what, std::string(kSections[s]) + " '" + it.key() + "'"};
+        if (it.key().empty()) at.fail("empty name");
+        (*maps[s])[it.key()] = read_0_6_1(it.value(), at);
+      }
+    }
+  }
+  return set;
+}
+
+void save_encodings(const EncodingSet& set, const std::string& path, const std::string& version) {
+  write_file_atomic(path, encodings_to_json(set, version));
+}
+
+EncodingSet load_encodings(const std::string& path) {
+  return encodings_from_json(read_file(path), "encodings file " + path);
+}
+
+}  // namespace edgeq
