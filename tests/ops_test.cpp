@@ -641,59 +641,73 @@ bool is_nhwc_activation(const In& spec, Layout layout) {
   return layout == Layout::kNHWC && spec.shape.size() == 4 && !spec.constant && !spec.omitted;
 }
 
+// One case built and run: the node, the logical inputs, and the kernel's outputs converted
+// back to the logical layout.
+struct KernelRun {
+  Node node;
+  std::vector<Tensor> inputs;
+  std::vector<ValueDesc> output_descs;
+  std::vector<Tensor> outputs;
+};
+
+// Builds the kernel through create_kernel and runs it on the case's random (fixed-seed) inputs.
+void build_and_run(const Case& c, KernelRun& r) {
+  r.node.name = c.name;
+  r.node.op_type = c.op;
+  r.node.attrs = c.attrs;
+  for (size_t i = 0; i < c.inputs.size(); ++i)
+    r.node.inputs.push_back(c.inputs[i].omitted ? "" : "in" + std::to_string(i));
+  for (int i = 0; i < c.outputs; ++i) r.node.outputs.push_back("out" + std::to_string(i));
+
+  // Logical inputs (for the reference) and what the kernel gets (physical under NHWC).
+  std::mt19937 rng(seed_of(c.name));
+  std::vector<Tensor> physical;
+  r.inputs.reserve(c.inputs.size());
+  for (const In& spec : c.inputs) {
+    Tensor t;
+    if (!spec.omitted) t = spec.value.raw() ? spec.value : random_tensor(spec, rng);
+    r.inputs.push_back(t);
+    physical.push_back(is_nhwc_activation(spec, c.layout) ? ref::to_nhwc(t) : t);
+  }
+  KernelInit init{r.node, {}, c.opset, c.layout};
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    ValueDesc d;
+    d.dtype = c.inputs[i].omitted ? DType::kUndefined : r.inputs[i].dtype();
+    d.shape = r.inputs[i].shape();
+    d.constant = c.inputs[i].constant ? &r.inputs[i] : nullptr;
+    init.inputs.push_back(d);
+  }
+  std::unique_ptr<Kernel> kernel = create_kernel(init);
+  r.output_descs = kernel->outputs;
+
+  std::vector<Tensor> got;
+  for (const ValueDesc& d : kernel->outputs)
+    got.emplace_back(d.dtype, physical_shape(d.shape, c.layout));
+  std::vector<const Tensor*> in_ptrs;
+  for (size_t i = 0; i < physical.size(); ++i)
+    in_ptrs.push_back(c.inputs[i].omitted ? nullptr : &physical[i]);
+  std::vector<Tensor*> out_ptrs;
+  for (Tensor& t : got) out_ptrs.push_back(&t);
+  kernel->run(in_ptrs, out_ptrs);
+  for (const Tensor& t : got)
+    r.outputs.push_back(c.layout == Layout::kNHWC && t.rank() == 4 ? ref::to_nchw(t) : t);
+}
+
 class OpsTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(OpsTest, MatchesReference) {
   const Case& c = GetParam();
   if (!find_kernel("", c.op)) GTEST_SKIP() << c.op << " has no kernel registered yet";
-
-  Node node;
-  node.name = c.name;
-  node.op_type = c.op;
-  node.attrs = c.attrs;
-  for (size_t i = 0; i < c.inputs.size(); ++i)
-    node.inputs.push_back(c.inputs[i].omitted ? "" : "in" + std::to_string(i));
-  for (int i = 0; i < c.outputs; ++i) node.outputs.push_back("out" + std::to_string(i));
-
-  // Logical inputs (for the reference) and what the kernel gets (physical under NHWC).
-  std::mt19937 rng(seed_of(c.name));
-  std::vector<Tensor> logical, physical;
-  for (const In& spec : c.inputs) {
-    Tensor t;
-    if (!spec.omitted) t = spec.value.raw() ? spec.value : random_tensor(spec, rng);
-    logical.push_back(t);
-    physical.push_back(is_nhwc_activation(spec, c.layout) ? ref::to_nhwc(t) : t);
-  }
-  KernelInit init{node, {}, c.opset, c.layout};
-  for (size_t i = 0; i < c.inputs.size(); ++i) {
-    ValueDesc d;
-    d.dtype = c.inputs[i].omitted ? DType::kUndefined : logical[i].dtype();
-    d.shape = logical[i].shape();
-    d.constant = c.inputs[i].constant ? &logical[i] : nullptr;
-    init.inputs.push_back(d);
-  }
-
-  std::unique_ptr<Kernel> kernel = create_kernel(init);
-  const std::vector<Tensor> expected = ref::run(node, logical, c.opset);
-  ASSERT_EQ(kernel->outputs.size(), expected.size()) << c.name;
-
-  std::vector<Tensor> got_physical;
-  for (const ValueDesc& d : kernel->outputs)
-    got_physical.emplace_back(d.dtype, physical_shape(d.shape, c.layout));
-  std::vector<const Tensor*> in_ptrs;
-  for (size_t i = 0; i < physical.size(); ++i)
-    in_ptrs.push_back(c.inputs[i].omitted ? nullptr : &physical[i]);
-  std::vector<Tensor*> out_ptrs;
-  for (Tensor& t : got_physical) out_ptrs.push_back(&t);
-  kernel->run(in_ptrs, out_ptrs);
+  KernelRun r;
+  build_and_run(c, r);
+  const std::vector<Tensor> expected = ref::run(r.node, r.inputs, c.opset);
+  ASSERT_EQ(r.outputs.size(), expected.size()) << c.name;
 
   for (size_t o = 0; o < expected.size(); ++o) {
     const Tensor& want = expected[o];
-    const Tensor got = c.layout == Layout::kNHWC && got_physical[o].rank() == 4
-                           ? ref::to_nchw(got_physical[o])
-                           : got_physical[o];
-    ASSERT_EQ(kernel->outputs[o].dtype, want.dtype()) << c.name << " output " << o;
-    ASSERT_EQ(shape_str(kernel->outputs[o].shape), shape_str(want.shape()))
+    const Tensor& got = r.outputs[o];
+    ASSERT_EQ(r.output_descs[o].dtype, want.dtype()) << c.name << " output " << o;
+    ASSERT_EQ(shape_str(r.output_descs[o].shape), shape_str(want.shape()))
         << c.name << " output " << o;
     double max_abs = 0, worst_excess = 0, err2 = 0, ref2 = 0;
     int64_t worst = -1;
@@ -721,6 +735,42 @@ INSTANTIATE_TEST_SUITE_P(Table, OpsTest, ::testing::ValuesIn(table()),
                          [](const ::testing::TestParamInfo<Case>& info) {
                            return info.param.name;
                          });
+
+// Bad attributes, shapes or inputs fail with one line naming the node and the problem.
+TEST(OpsErrors, NameTheNodeAndTheProblem) {
+  const std::vector<std::pair<Case, std::string>> cases = {
+      {{"bad_reshape", "Reshape", {f({2, 3}), i64({4, -1})}}, "cannot reshape"},
+      {{"bad_concat", "Concat", {f({1, 2, 3}), f({1, 3, 4})}, {attr_i("axis", 1)}},
+       "does not match"},
+      {{"concat_no_axis", "Concat", {f({1, 2})}}, "axis"},
+      {{"runtime_starts", "Slice", {f({4}), ints({1}, DType::kInt64, 0, 1), i64({3})}}, "constant"},
+      {{"gather_out_of_range", "Gather", {f({3, 2}), i64({3})}}, "out of range"},
+      {{"bad_broadcast", "Add", {f({2, 3}), f({4})}}, "broadcast"},
+      {{"bad_split", "Split", {f({7})}, {}, 13, Layout::kPlain, 2}, "evenly"},
+      {{"cubic_resize",
+        "Resize",
+        {f({1, 1, 2, 2}), none(), f32({1, 1, 2, 2})},
+        {attr_s("mode", "cubic")},
+        13},
+       "cubic"},
+      {{"matmul_inner", "MatMul", {f({2, 3}), f({4, 2})}}, "inner dimensions"},
+      {{"bad_perm", "Transpose", {f({2, 3})}, {attr_is("perm", {0, 0})}}, "repeats"},
+      {{"pool_no_kernel", "MaxPool", {f({1, 1, 4, 4})}}, "kernel_shape"},
+      {{"int_div_zero", "Div", {i64({4, 5}), i64({2, 0})}}, "division by zero"},
+  };
+  for (const auto& [c, part] : cases) {
+    KernelRun r;
+    try {
+      build_and_run(c, r);
+      ADD_FAILURE() << c.name << ": expected an error mentioning '" << part << "'";
+    } catch (const Error& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find("'" + c.name + "'"), std::string::npos) << msg;
+      EXPECT_NE(msg.find(part), std::string::npos) << msg;
+      EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    }
+  }
+}
 
 }  // namespace
 }  // namespace edgeq

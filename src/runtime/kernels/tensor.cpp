@@ -67,14 +67,23 @@ class ConcatKernel : public Kernel {
     const size_t es = dtype_size(y.dtype());
     const int64_t outer = product(y.shape(), 0, pa);
     const int64_t out_row = product(y.shape(), pa, y.shape().size()) * es;
-    int64_t col = 0;
+    // Byte width of each input's row; rows are assembled one output row at a time so the
+    // output is written in order (NHWC channel concat has many short rows).
+    std::vector<int64_t> rows;
+    std::vector<const char*> srcs;
     for (const Tensor* x : in) {
-      const int64_t row = product(x->shape(), pa, x->shape().size()) * es;
-      const char* src = bytes_of(*x);
-      char* dst = bytes_of(y) + col;
-#pragma omp parallel for if (outer * row > kParallelNumel * 4)
-      for (int64_t o = 0; o < outer; ++o) std::memcpy(dst + o * out_row, src + o * row, row);
-      col += row;
+      rows.push_back(product(x->shape(), pa, x->shape().size()) * es);
+      srcs.push_back(bytes_of(*x));
+    }
+    char* dst = bytes_of(y);
+    const size_t n_in = in.size();
+#pragma omp parallel for if (outer * out_row > kParallelNumel * 4)
+    for (int64_t o = 0; o < outer; ++o) {
+      char* d = dst + o * out_row;
+      for (size_t i = 0; i < n_in; ++i) {
+        std::memcpy(d, srcs[i] + o * rows[i], rows[i]);
+        d += rows[i];
+      }
     }
   }
 
@@ -132,20 +141,21 @@ class SplitKernel : public Kernel {
     const size_t es = dtype_size(x.dtype());
     const int64_t outer = product(x.shape(), 0, pa);
     const int64_t in_row = product(x.shape(), pa, x.shape().size()) * es;
-    int64_t col = 0;
-    for (size_t i = 0; i < out.size(); ++i) {
-      const Shape ys = physical_shape(outputs[i].shape, layout_);
-      const int64_t row = product(ys, pa, ys.size()) * es;
-      Tensor* y = out[i];
-      if (!y || row == 0) {
-        col += row;
-        continue;
+    // Byte width of each output's row (omitted outputs are skipped but keep their columns).
+    std::vector<int64_t> rows;
+    for (const ValueDesc& d : outputs) {
+      const Shape ys = physical_shape(d.shape, layout_);
+      rows.push_back(product(ys, pa, ys.size()) * es);
+    }
+    const char* src = bytes_of(x);
+    const size_t n_out = out.size();
+#pragma omp parallel for if (outer * in_row > kParallelNumel * 4)
+    for (int64_t o = 0; o < outer; ++o) {
+      const char* s = src + o * in_row;
+      for (size_t i = 0; i < n_out; ++i) {
+        if (out[i] && rows[i]) std::memcpy(bytes_of(*out[i]) + o * rows[i], s, rows[i]);
+        s += rows[i];
       }
-      const char* src = bytes_of(x) + col;
-      char* dst = bytes_of(*y);
-#pragma omp parallel for if (outer * row > kParallelNumel * 4)
-      for (int64_t o = 0; o < outer; ++o) std::memcpy(dst + o * row, src + o * in_row, row);
-      col += row;
     }
   }
 
