@@ -43,7 +43,9 @@ class SoftmaxKernel : public Kernel {
     if (outer_ * axis_len_ * inner_ == 0) return;
     if (inner_ == 1) {
 #pragma omp parallel for if (outer_ * axis_len_ > kParallelNumel)
-      for (int64_t o = 0; o < outer_; ++o) contiguous(x + o * axis_len_, y + o * axis_len_);
+      for (int64_t o = 0; o < outer_; ++o)
+        log_ ? contiguous<true>(x + o * axis_len_, y + o * axis_len_)
+             : contiguous<false>(x + o * axis_len_, y + o * axis_len_);
     } else {
       const int64_t block = 256;
       const int64_t blocks = (inner_ + block - 1) / block;
@@ -51,24 +53,29 @@ class SoftmaxKernel : public Kernel {
       for (int64_t o = 0; o < outer_; ++o)
         for (int64_t b = 0; b < blocks; ++b) {
           const int64_t j0 = b * block, j1 = std::min(inner_, j0 + block);
-          strided(x + o * axis_len_ * inner_ + j0, y + o * axis_len_ * inner_ + j0, j1 - j0);
+          const float* xb = x + o * axis_len_ * inner_ + j0;
+          float* yb = y + o * axis_len_ * inner_ + j0;
+          log_ ? strided<true>(xb, yb, j1 - j0) : strided<false>(xb, yb, j1 - j0);
         }
     }
   }
 
  private:
+  // Log is a template parameter: a bool member read inside the loops blocks vectorization.
+  template <bool Log>
   void contiguous(const float* x, float* y) const {
     float m = -std::numeric_limits<float>::infinity();
-    for (int64_t i = 0; i < axis_len_; ++i) m = std::max(m, x[i]);
+#pragma omp simd reduction(max : m)
+    for (int64_t i = 0; i < axis_len_; ++i) m = x[i] > m ? x[i] : m;
     float sum = 0.0f;
 #pragma omp simd reduction(+ : sum)
     for (int64_t i = 0; i < axis_len_; ++i) {
       const float d = x[i] - m;
       const float e = exp_fast(d);
-      y[i] = log_ ? d : e;
+      y[i] = Log ? d : e;
       sum += e;
     }
-    if (log_) {
+    if (Log) {
       const float ls = std::log(sum);
       for (int64_t i = 0; i < axis_len_; ++i) y[i] -= ls;
     } else {
@@ -78,6 +85,7 @@ class SoftmaxKernel : public Kernel {
   }
 
   // Softmax over axis_len_ elements spaced inner_ apart, for `width` neighbouring columns.
+  template <bool Log>
   void strided(const float* x, float* y, int64_t width) const {
     float m[256], s[256];
     for (int64_t j = 0; j < width; ++j) {
@@ -96,14 +104,14 @@ class SoftmaxKernel : public Kernel {
       for (int64_t j = 0; j < width; ++j) {
         const float d = xr[j] - m[j];
         const float e = exp_fast(d);
-        yr[j] = log_ ? d : e;
+        yr[j] = Log ? d : e;
         s[j] += e;
       }
     }
-    for (int64_t j = 0; j < width; ++j) s[j] = log_ ? std::log(s[j]) : 1.0f / s[j];
+    for (int64_t j = 0; j < width; ++j) s[j] = Log ? std::log(s[j]) : 1.0f / s[j];
     for (int64_t a = 0; a < axis_len_; ++a) {
       float* yr = y + a * inner_;
-      if (log_) {
+      if (Log) {
 #pragma omp simd
         for (int64_t j = 0; j < width; ++j) yr[j] -= s[j];
       } else {
