@@ -9,6 +9,7 @@ void register_all(CLI::App& app) {
   register_zoo(app);
   register_run(app);
   register_cut(app);
+  register_compare(app);
 }
 
 }  // namespace edgeq::cli

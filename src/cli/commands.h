@@ -13,5 +13,6 @@ void register_scenes(CLI::App& app);
 void register_zoo(CLI::App& app);
 void register_run(CLI::App& app);
 void register_cut(CLI::App& app);
+void register_compare(CLI::App& app);
 
 }  // namespace edgeq::cli

@@ -1,0 +1,46 @@
+// edgeq compare: a test model (e.g. quantized) against its FP32 reference on the same images:
+// tensor errors per output, detections after NMS matched one-to-one, and with labels mAP / OKS
+// mAP for both. Table on stdout, progress on stderr, JSON with --json.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "core/file_io.h"
+#include "eval/compare.h"
+#include "eval/compare_report.h"
+
+namespace edgeq::cli {
+
+void register_compare(CLI::App& app) {
+  auto a = std::make_shared<CompareOptions>();
+  auto json = std::make_shared<std::string>();
+  auto quiet = std::make_shared<bool>(false);
+  auto* cmd = app.add_subcommand(
+      "compare", "Compare a test model (e.g. quantized) with its reference on the same images");
+  cmd->add_option("--ref", a->ref_model, "reference ONNX model (FP32)")->required();
+  cmd->add_option("--test", a->test_model, "model under test (same outputs)")->required();
+  cmd->add_option("--images", a->images, "image folder (recursive) or one image")->required();
+  cmd->add_option("--labels", a->labels,
+                  "YOLO txt labels folder (DIR/<image path below --images>.txt); default: "
+                  "labels/ beside images/ when present");
+  cmd->add_option("--n", a->max_images, "use at most N images (0: all)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--conf", a->post.conf, "detection score threshold")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--iou", a->post.iou, "NMS IoU threshold")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--map-conf", a->map_conf, "score threshold of detections scored for mAP")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--threads", a->threads, "threads (0: all cores)");
+  cmd->add_option("--json", *json, "write the report as JSON");
+  cmd->add_flag("--quiet", *quiet, "no per-image progress on stderr");
+  cmd->callback([a, json, quiet] {
+    CompareReport rep = run_compare(*a, *quiet ? nullptr : &std::cerr);
+    print_compare_report(rep, std::cout);
+    if (!json->empty()) write_file_atomic(*json, compare_report_json(rep).dump(2) + "\n");
+  });
+}
+
+}  // namespace edgeq::cli

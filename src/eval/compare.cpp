@@ -1,0 +1,170 @@
+#include "eval/compare.h"
+
+#include <filesystem>
+#include <iomanip>
+#include <map>
+#include <optional>
+#include <ostream>
+
+#include "core/error.h"
+#include "eval/label_source.h"
+#include "ir/onnx_io.h"
+#include "runtime/executor.h"
+#include "vision/image_io.h"
+#include "vision/labels.h"
+#include "vision/letterbox.h"
+#include "vision/yolo_layout.h"
+
+namespace edgeq {
+namespace {
+namespace fs = std::filesystem;
+
+std::string describe_outputs(const Graph& g) {
+  std::string s;
+  for (const auto& o : g.outputs) s += (s.empty() ? "" : ", ") + o.name + " " + shape_str(o.shape);
+  return s;
+}
+
+const ValueInfo& single_image_input(const Graph& g, const std::string& which) {
+  EDGEQ_CHECK(g.inputs.size() == 1, which, " model has ", g.inputs.size(),
+              " inputs; compare needs one image input [1,3,H,W]");
+  const ValueInfo& in = g.inputs[0];
+  EDGEQ_CHECK(in.shape.size() == 4 && in.shape[1] == 3 && in.shape[2] > 0 && in.shape[3] > 0,
+              which, " model input '", in.name, "' is not an image input [N,3,H,W]: ",
+              shape_str(in.shape));
+  return in;
+}
+
+// The YOLO head output: "output0", or the only output when it is [1, C, anchors].
+std::optional<std::string> detection_output(const Graph& g) {
+  for (const auto& o : g.outputs)
+    if (o.name == "output0") return o.name;
+  if (g.outputs.size() == 1 && g.outputs[0].shape.size() == 3) return g.outputs[0].name;
+  return std::nullopt;
+}
+
+std::vector<std::string> image_list(const std::string& spec, int max_images) {
+  std::error_code ec;
+  EDGEQ_CHECK(fs::exists(spec, ec), "--images: no such file or folder: ", spec);
+  std::vector<std::string> paths;
+  if (fs::is_directory(spec, ec)) {
+    paths = list_images(spec);
+    EDGEQ_CHECK(!paths.empty(), "--images: no images (jpg, jpeg, png, bmp, webp) in folder ", spec);
+  } else {
+    EDGEQ_CHECK(is_image_path(spec), "--images: not an image file or folder: ", spec);
+    paths = {spec};
+  }
+  if (max_images > 0 && static_cast<int>(paths.size()) > max_images) paths.resize(max_images);
+  return paths;
+}
+
+}  // namespace
+
+void check_same_outputs(const Graph& ref, const Graph& test) {
+  bool same = ref.outputs.size() == test.outputs.size();
+  for (size_t i = 0; same && i < ref.outputs.size(); ++i)
+    same = ref.outputs[i].name == test.outputs[i].name &&
+           ref.outputs[i].shape == test.outputs[i].shape;
+  EDGEQ_CHECK(same, "--test model outputs differ from --ref: ref has ", describe_outputs(ref),
+              "; test has ", describe_outputs(test));
+}
+
+CompareReport run_compare(const CompareOptions& opt, std::ostream* progress) {
+  CompareReport rep;
+  rep.options = opt;
+  Graph ref_g = load_onnx(opt.ref_model);
+  Graph test_g = load_onnx(opt.test_model);
+  check_same_outputs(ref_g, test_g);
+  const ValueInfo ref_in = single_image_input(ref_g, "--ref");
+  const ValueInfo test_in = single_image_input(test_g, "--test");
+  EDGEQ_CHECK(ref_in.name == test_in.name && ref_in.shape == test_in.shape,
+              "--test model input differs from --ref: ref has ", ref_in.name, " ",
+              shape_str(ref_in.shape), "; test has ", test_in.name, " ", shape_str(test_in.shape));
+  const std::vector<std::string> images = image_list(opt.images, opt.max_images);
+  std::error_code ec;
+  const std::string images_root =
+      fs::is_directory(opt.images, ec) ? opt.images : fs::path(opt.images).parent_path().string();
+
+  const auto det_out = detection_output(ref_g);
+  std::optional<YoloLayout> layout;
+  if (det_out) {
+    const ValueInfo* vi = nullptr;
+    for (const auto& o : ref_g.outputs)
+      if (o.name == *det_out) vi = &o;
+    layout = yolo_layout_for(ref_g, vi->shape);
+    rep.has_detections = true;
+    rep.detection_output = *det_out;
+    rep.pose = layout->is_pose();
+  }
+  LabelSource labels;
+  if (rep.has_detections) labels = resolve_label_source(images_root, images, opt.labels);
+  else
+    EDGEQ_CHECK(opt.labels.empty(), "--labels given but the models have no YOLO head output (",
+                describe_outputs(ref_g), ")");
+  rep.has_labels = labels.enabled;
+  rep.labels_from = labels.description;
+
+  for (const auto& o : ref_g.outputs) rep.outputs.push_back({o.name, o.shape, {}});
+  std::vector<TensorErrorAccumulator> tensor_acc(rep.outputs.size());
+  DetectionDiffAccumulator det_acc(opt.match_iou);
+  std::optional<TaskMetricsAccumulator> ref_task, test_task;
+  if (labels.enabled) {
+    // Parse every label file first: bad labels fail before the long run, and pose metrics are
+    // computed when the model predicts keypoints and the labels carry them.
+    bool pose_labels = false;
+    for (const auto& f : labels.files)
+      for (const auto& o : read_yolo_labels(f, 1, 1)) pose_labels = pose_labels || !o.kpts.empty();
+    ref_task.emplace(rep.pose && pose_labels);
+    test_task.emplace(rep.pose && pose_labels);
+  }
+
+  ExecutorOptions eo;
+  eo.threads = opt.threads;
+  const int in_h = static_cast<int>(ref_in.shape[2]), in_w = static_cast<int>(ref_in.shape[3]);
+  Executor ref_ex(std::move(ref_g), eo);
+  Executor test_ex(std::move(test_g), eo);
+  PostprocessOptions map_post = opt.post;
+  map_post.conf = opt.map_conf;
+
+  for (size_t i = 0; i < images.size(); ++i) {
+    const std::string& path = images[i];
+    cv::Mat bgr = read_image(path);
+    LetterboxInfo lb;
+    const Tensor x = preprocess_image(bgr, in_h, in_w, &lb);
+    auto r = ref_ex.run({{ref_in.name, x}});
+    auto t = test_ex.run({{test_in.name, x}});
+    for (size_t k = 0; k < rep.outputs.size(); ++k) {
+      const std::string& name = rep.outputs[k].name;
+      tensor_acc[k].add(r.at(name), t.at(name), "output '" + name + "'");
+    }
+    int64_t nr = 0, nt = 0, nm = 0;
+    if (rep.has_detections) {
+      const Tensor& ry = r.at(*det_out);
+      const Tensor& ty = t.at(*det_out);
+      auto rd = postprocess(ry, lb, opt.post, *layout);
+      auto td = postprocess(ty, lb, opt.post, *layout);
+      nr = static_cast<int64_t>(rd.size());
+      nt = static_cast<int64_t>(td.size());
+      nm = det_acc.add(rd, td);
+      if (labels.enabled) {
+        const auto objs = read_yolo_labels(labels.files[i], bgr.cols, bgr.rows);
+        ref_task->add(objs, postprocess(ry, lb, map_post, *layout), labels.files[i]);
+        test_task->add(objs, postprocess(ty, lb, map_post, *layout), labels.files[i]);
+      }
+    }
+    if (progress)
+      *progress << "[" << (i + 1) << "/" << images.size() << "] " << path << ": ref " << nr
+                << ", test " << nt << ", matched " << nm << "\n"
+                << std::flush;
+  }
+  for (size_t k = 0; k < rep.outputs.size(); ++k) rep.outputs[k].error = tensor_acc[k].result();
+  rep.detections = det_acc.result();
+  rep.images = static_cast<int64_t>(images.size());
+  if (labels.enabled) {
+    rep.ref_metrics = ref_task->result();
+    rep.test_metrics = test_task->result();
+  }
+  return rep;
+}
+
+}  // namespace edgeq

@@ -1,0 +1,55 @@
+// compare: a test model (e.g. quantized) against its reference (FP32) on the same letterboxed
+// images, at three levels (DESIGN.md lesson 6):
+//   tensors     per graph output (taps included): relative L2, cosine, max |diff|;
+//   detections  after NMS, test matched one-to-one to reference at IoU >= 0.5: match rate,
+//               extra, missing, box / keypoint px error, score shift (original-image pixels);
+//   task        with labels: box mAP50, mAP50-95 and pose OKS mAP for both models.
+#pragma once
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "eval/detection_diff.h"
+#include "eval/task_metrics.h"
+#include "eval/tensor_error.h"
+#include "vision/postprocess.h"
+
+namespace edgeq {
+
+struct CompareOptions {
+  std::string ref_model, test_model;
+  std::string images;  // folder (recursive) or one image file
+  std::string labels;  // "" = Ultralytics layout when present
+  int max_images = 0;  // 0 = all
+  PostprocessOptions post;     // detections compared at conf 0.25, NMS IoU 0.7
+  float map_conf = 0.001f;     // detections scored for mAP, as Ultralytics val (conf 0.001)
+  float match_iou = 0.5f;
+  int threads = 0;
+};
+
+struct OutputError {
+  std::string name;
+  Shape shape;
+  TensorError error;
+};
+
+struct CompareReport {
+  CompareOptions options;
+  int64_t images = 0;
+  std::vector<OutputError> outputs;
+  bool has_detections = false;  // the models have a YOLO head output
+  std::string detection_output;
+  bool pose = false;
+  DetectionDiff detections;
+  bool has_labels = false;
+  std::string labels_from;
+  TaskMetrics ref_metrics, test_metrics;
+};
+
+// Throws one line when the test model's outputs differ from the reference's (names or shapes).
+void check_same_outputs(const Graph& ref, const Graph& test);
+
+// Runs the comparison; writes one progress line per image to `progress` when not null.
+CompareReport run_compare(const CompareOptions& opt, std::ostream* progress);
+
+}  // namespace edgeq

@@ -1,0 +1,139 @@
+#include "eval/compare_report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <string>
+
+namespace edgeq {
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), f, v);
+  return buf;
+}
+
+// JSON has no infinity / NaN: write null for them.
+nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
+
+nlohmann::json summary_json(const Summary& s) {
+  return {{"count", s.count}, {"mean", num(s.mean)}, {"p95", num(s.p95)}, {"max", num(s.max)}};
+}
+
+nlohmann::json map_json(const MapResult& m) {
+  return {{"map50", num(m.map50)},
+          {"map50_95", num(m.map50_95)},
+          {"classes", m.classes},
+          {"labels", m.labels},
+          {"predictions", m.predictions}};
+}
+
+nlohmann::json task_json(const TaskMetrics& t) {
+  nlohmann::json j = {{"box", map_json(t.box)}};
+  if (t.has_pose) j["pose"] = map_json(t.pose);
+  return j;
+}
+
+}  // namespace
+
+void print_compare_report(const CompareReport& rep, std::ostream& os) {
+  os << "compare: " << rep.options.test_model << " against " << rep.options.ref_model << " on "
+     << rep.images << " image(s)\n\n";
+  os << "tensors (over all images)\n";
+  char line[512];
+  std::snprintf(line, sizeof(line), "  %-40s %-18s %12s %10s %12s\n", "output", "shape",
+                "rel L2", "cosine", "max |diff|");
+  os << line;
+  for (const auto& o : rep.outputs) {
+    std::snprintf(line, sizeof(line), "  %-40s %-18s %12.4e %10.6f %12.4e\n", o.name.c_str(),
+                  shape_str(o.shape).c_str(), o.error.rel_l2, o.error.cosine, o.error.max_abs);
+    os << line;
+  }
+  if (!rep.has_detections) {
+    os << "\ndetections: none compared (the models have no YOLO head output)\n";
+    return;
+  }
+  const DetectionDiff& d = rep.detections;
+  const auto& post = rep.options.post;
+  os << "\ndetections (conf " << post.conf << ", NMS IoU " << post.iou << ", matched at IoU >= "
+     << rep.options.match_iou << ", original-image px)\n";
+  os << "  reference " << d.ref_count << ", test " << d.test_count << ", matched " << d.matched
+     << " (match rate " << fmt("%.1f%%", 100.0 * d.match_rate) << "), extra " << d.extra
+     << ", missing " << d.missing << "\n";
+  os << "  box corner error px   mean " << fmt("%.3f", d.box_px.mean) << "  p95 "
+     << fmt("%.3f", d.box_px.p95) << "  max " << fmt("%.3f", d.box_px.max) << "\n";
+  if (rep.pose)
+    os << "  keypoint error px     mean " << fmt("%.3f", d.kpt_px.mean) << "  p95 "
+       << fmt("%.3f", d.kpt_px.p95) << "  max " << fmt("%.3f", d.kpt_px.max) << "  ("
+       << d.kpt_px.count << " points visible in the reference)\n";
+  os << "  score shift           mean " << fmt("%.4f", d.score_abs.mean) << "  max "
+     << fmt("%.4f", d.score_abs.max) << "\n";
+  if (!rep.has_labels) {
+    os << "\nlabels: none (give --labels DIR, or keep labels/ beside images/)\n";
+    return;
+  }
+  os << "\nlabels from " << rep.labels_from << ": " << rep.ref_metrics.box.labels
+     << " objects (predictions at conf " << rep.options.map_conf << ", as Ultralytics val)\n";
+  std::snprintf(line, sizeof(line), "  %-10s %10s %12s", "model", "box mAP50", "box mAP50-95");
+  os << line;
+  if (rep.ref_metrics.has_pose) {
+    std::snprintf(line, sizeof(line), " %11s %13s", "pose mAP50", "pose mAP50-95");
+    os << line;
+  }
+  os << "\n";
+  for (const auto& [who, m] : {std::pair<const char*, const TaskMetrics*>{"ref", &rep.ref_metrics},
+                               {"test", &rep.test_metrics}}) {
+    std::snprintf(line, sizeof(line), "  %-10s %10.4f %12.4f", who, m->box.map50, m->box.map50_95);
+    os << line;
+    if (m->has_pose) {
+      std::snprintf(line, sizeof(line), " %11.4f %13.4f", m->pose.map50, m->pose.map50_95);
+      os << line;
+    }
+    os << "\n";
+  }
+}
+
+nlohmann::json compare_report_json(const CompareReport& rep) {
+  nlohmann::json j;
+  j["ref"] = rep.options.ref_model;
+  j["test"] = rep.options.test_model;
+  j["images"] = rep.images;
+  nlohmann::json outs = nlohmann::json::array();
+  for (const auto& o : rep.outputs)
+    outs.push_back({{"name", o.name},
+                    {"shape", o.shape},
+                    {"rel_l2", num(o.error.rel_l2)},
+                    {"cosine", num(o.error.cosine)},
+                    {"max_abs", num(o.error.max_abs)}});
+  j["tensors"] = outs;
+  if (rep.has_detections) {
+    const DetectionDiff& d = rep.detections;
+    j["detections"] = {{"output", rep.detection_output},
+                       {"conf", rep.options.post.conf},
+                       {"nms_iou", rep.options.post.iou},
+                       {"match_iou", rep.options.match_iou},
+                       {"ref", d.ref_count},
+                       {"test", d.test_count},
+                       {"matched", d.matched},
+                       {"match_rate", num(d.match_rate)},
+                       {"extra", d.extra},
+                       {"missing", d.missing},
+                       {"box_px", summary_json(d.box_px)},
+                       {"score_shift", summary_json(d.score_abs)}};
+    if (rep.pose) j["detections"]["keypoint_px"] = summary_json(d.kpt_px);
+  } else {
+    j["detections"] = nullptr;
+  }
+  if (rep.has_labels) {
+    j["labels"] = {{"from", rep.labels_from},
+                   {"map_conf", rep.options.map_conf},
+                   {"ref", task_json(rep.ref_metrics)},
+                   {"test", task_json(rep.test_metrics)}};
+  } else {
+    j["labels"] = nullptr;
+  }
+  return j;
+}
+
+}  // namespace edgeq

@@ -1,0 +1,40 @@
+// Detections of a test model against the reference model's detections on the same image:
+// one-to-one matching at IoU >= 0.5 within each class (greedy by IoU, vision/matching.h), then
+// errors over matched pairs, in whatever pixel space the detections are given (compare uses
+// original-image pixels).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "eval/summary.h"
+#include "vision/detection.h"
+
+namespace edgeq {
+
+struct DetectionDiff {
+  int64_t ref_count = 0;   // reference detections
+  int64_t test_count = 0;  // test detections
+  int64_t matched = 0;
+  int64_t extra = 0;    // test detections with no reference partner
+  int64_t missing = 0;  // reference detections with no test partner
+  double match_rate = 1;  // matched / ref_count (1 when both are empty)
+  Summary box_px;    // corner distance |(x1,y1)_t - (x1,y1)_r| and |(x2,y2)_t - (x2,y2)_r|
+  Summary kpt_px;    // keypoint distance over keypoints visible in the reference (v > 0.5)
+  Summary score_abs; // |score_t - score_r| over matched pairs
+};
+
+class DetectionDiffAccumulator {
+ public:
+  explicit DetectionDiffAccumulator(float min_iou = 0.5f, float kpt_visible = 0.5f)
+      : min_iou_(min_iou), kpt_visible_(kpt_visible) {}
+  // Adds one image; returns the number of matched pairs in it.
+  int64_t add(const std::vector<Detection>& ref, const std::vector<Detection>& test);
+  DetectionDiff result() const;
+
+ private:
+  float min_iou_, kpt_visible_;
+  int64_t ref_ = 0, test_ = 0, matched_ = 0;
+  std::vector<double> box_, kpt_, score_;
+};
+
+}  // namespace edgeq

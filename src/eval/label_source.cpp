@@ -1,0 +1,42 @@
+#include "eval/label_source.h"
+
+#include <filesystem>
+
+#include "core/error.h"
+#include "vision/labels.h"
+
+namespace edgeq {
+namespace fs = std::filesystem;
+
+LabelSource resolve_label_source(const std::string& images_root,
+                                 const std::vector<std::string>& images,
+                                 const std::string& labels_dir) {
+  LabelSource src;
+  std::error_code ec;
+  if (!labels_dir.empty()) {
+    EDGEQ_CHECK(fs::is_directory(labels_dir, ec), "--labels: not a folder: ", labels_dir);
+    src.enabled = true;
+    src.description = labels_dir;
+    for (const auto& img : images) {
+      fs::path rel = fs::path(img).lexically_relative(images_root);
+      if (rel.empty() || *rel.begin() == "..") rel = fs::path(img).filename();
+      src.files.push_back((fs::path(labels_dir) / rel.replace_extension(".txt")).string());
+    }
+    return src;
+  }
+  for (const auto& img : images) {
+    const std::string abs = fs::absolute(img, ec).lexically_normal().string();
+    const std::string lbl = label_path_for_image(abs);
+    src.files.push_back(lbl);
+    if (lbl.find("/labels/") != std::string::npos && abs.find("/images/") != std::string::npos &&
+        fs::is_directory(fs::path(lbl).parent_path(), ec))
+      src.enabled = true;
+  }
+  if (src.enabled)
+    src.description = "labels/ beside images/ (Ultralytics layout)";
+  else
+    src.files.clear();
+  return src;
+}
+
+}  // namespace edgeq

@@ -1,0 +1,25 @@
+// Where the labels of each evaluated image live.
+// - With --labels DIR: DIR/<image path below the --images folder, extension .txt>.
+// - Without: Ultralytics' convention (the last "/images/" of the image path becomes "/labels/"),
+//   used when at least one image maps into an existing labels folder.
+// A missing label file means the image has no objects (as in Ultralytics datasets).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace edgeq {
+
+struct LabelSource {
+  bool enabled = false;
+  std::string description;  // "labels/ beside images/ (Ultralytics layout)" or the --labels dir
+  std::vector<std::string> files;  // one per image, same order
+};
+
+// `images_root` is the --images folder, `images` the files found in it, `labels_dir` the
+// --labels option ("" when not given). Throws when --labels is given but is not a folder.
+LabelSource resolve_label_source(const std::string& images_root,
+                                 const std::vector<std::string>& images,
+                                 const std::string& labels_dir);
+
+}  // namespace edgeq
