@@ -1,0 +1,85 @@
+#include "quant/activation_encodings.h"
+
+#include <set>
+
+#include "core/error.h"
+#include "quant/range_scheme.h"
+
+namespace edgeq {
+namespace {
+
+std::set<std::string> value_names(const Graph& g) {
+  std::set<std::string> names;
+  for (const ValueInfo& v : g.inputs) names.insert(v.name);
+  for (const auto& kv : g.initializers) names.insert(kv.first);
+  for (const Node& n : g.nodes)
+    for (const std::string& o : n.outputs) names.insert(o);
+  return names;
+}
+
+const char* placement_name(Placement p) {
+  return p == Placement::kOrt ? "ort" : "qnn";
+}
+
+}  // namespace
+
+std::map<std::string, TensorEncoding> activation_encodings(const Graph& g, const QuantPlan& plan,
+                                                           const Stats& stats,
+                                                           const QuantConfig& config) {
+  std::set<std::string> names = value_names(g);
+  for (const auto& kv : config.overrides) {
+    EDGEQ_CHECK(names.count(kv.first), "overrides: tensor '", kv.first,
+                "' is not a value of the model");
+    EDGEQ_CHECK(plan.is_quantized(kv.first) || kv.second.is_float, "overrides: tensor '", kv.first,
+                "' has no encoding under placement ", placement_name(config.placement),
+                " (it is not an input or output of a quantized op)");
+  }
+  for (const std::string& v : config.a16) {
+    EDGEQ_CHECK(names.count(v), "16-bit list: '", v, "' is not a value of the model");
+    EDGEQ_CHECK(plan.is_quantized(v), "16-bit list: '", v, "' has no encoding under placement ",
+                placement_name(config.placement));
+  }
+  std::unique_ptr<RangeScheme> scheme = make_range_scheme(config.range);
+
+  std::map<std::string, TensorEncoding> out;
+  for (const auto& [first, members] : plan.groups) {
+    Histogram merged;
+    int bits = config.activation_bits;
+    const TensorOverride* ov = nullptr;
+    std::string ov_name;
+    for (const std::string& v : members) {
+      const Histogram& h = stats.at(v);
+      EDGEQ_CHECK(h.nan_count() == 0 && h.inf_count() == 0, "value '", v, "' held ", h.nan_count(),
+                  " NaN and ", h.inf_count(),
+                  " infinite values during calibration; refusing to quantize it");
+      merged.merge(h);
+      if (config.a16.count(v)) bits = 16;
+      auto it = config.overrides.find(v);
+      if (it != config.overrides.end()) {
+        EDGEQ_CHECK(!ov, "overrides: tensors '", ov_name, "' and '", v,
+                    "' share one encoding; override only one of them");
+        ov = &it->second;
+        ov_name = v;
+      }
+    }
+    TensorEncoding te;
+    if (ov && ov->is_float) {
+      te = TensorEncoding::floating(32);
+    } else {
+      bool sym = config.activation_symmetric;
+      if (ov && ov->bitwidth) bits = *ov->bitwidth;
+      if (ov && ov->symmetric) sym = *ov->symmetric;
+      Range r;
+      if (ov && ov->min) {
+        r = {*ov->min, *ov->max};
+      } else {
+        r = scheme->compute(merged, {bits, sym});
+      }
+      te = TensorEncoding::per_tensor(encoding_from_range(r.lo, r.hi, bits, sym));
+    }
+    for (const std::string& v : members) out[v] = te;
+  }
+  return out;
+}
+
+}  // namespace edgeq

@@ -1,0 +1,25 @@
+// Activation encodings from calibration statistics, for a QuantPlan and QuantConfig:
+//   bit width: 16 for values named in config.a16 (or all, under W8A16), else 8; a group that
+//              shares one encoding takes the widest of its members;
+//   range:     the config's range scheme on the group's merged histogram;
+//   overrides: applied last, to the whole group of the named value (a shared encoding stays
+//              shared); "float" leaves the group unquantized.
+// Refuses (one line, naming the value): overrides or a16 names that are not values of the
+// model or not quantized under the placement, and values that saw NaN or Inf in calibration.
+#pragma once
+#include <map>
+#include <string>
+
+#include "ir/graph.h"
+#include "quant/quant_config.h"
+#include "quant/quant_plan.h"
+#include "quant/stats.h"
+#include "quant/weight_encoding.h"
+
+namespace edgeq {
+
+std::map<std::string, TensorEncoding> activation_encodings(const Graph& g, const QuantPlan& plan,
+                                                           const Stats& stats,
+                                                           const QuantConfig& config);
+
+}  // namespace edgeq

@@ -1,0 +1,35 @@
+// QDQ export: a float Graph + activation encodings -> a standard QDQ ONNX graph.
+//   weights (input 1 of Conv / ConvTranspose / Gemm, a constant input of MatMul): stored
+//     quantized (symmetric, per channel by default) and read through DequantizeLinear whose
+//     output keeps the weight's name;
+//   biases of Conv / Gemm: int32 with scale = input scale * weight scale, zero point 0, when the
+//     input activation is quantized;
+//   other float constants read by quantized ops: per tensor at the activation bit width, from
+//     their own min / max;
+//   activations: the producer writes "<v>_QuantizeLinear_Input", then QuantizeLinear ->
+//     DequantizeLinear whose output is <v> again, so consumers and graph outputs keep their
+//     names; a graph input gets QuantizeLinear -> DequantizeLinear -> "<v>_DequantizeLinear_
+//     Output", which its consumers read.
+// 16-bit Q/DQ follow config.qdq16. Per-axis DequantizeLinear needs opset 13: lower opsets are
+// raised to 13 when nothing else changed form (refused below 13).
+#pragma once
+#include <map>
+#include <string>
+
+#include "ir/graph.h"
+#include "quant/encodings_json.h"
+#include "quant/quant_config.h"
+#include "quant/quant_plan.h"
+
+namespace edgeq {
+
+struct QdqModel {
+  Graph graph;
+  EncodingSet encodings;  // activations (as planned) and params (weights, biases, constants)
+};
+
+QdqModel export_qdq(const Graph& g, const QuantPlan& plan,
+                    const std::map<std::string, TensorEncoding>& activations,
+                    const QuantConfig& config);
+
+}  // namespace edgeq

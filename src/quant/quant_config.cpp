@@ -1,0 +1,92 @@
+#include "quant/quant_config.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+
+namespace edgeq {
+
+QuantConfig config_for_scheme(const std::string& scheme) {
+  std::string s = scheme;
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  QuantConfig c;
+  if (s == "w8a8") {
+    c.activation_bits = 8;
+  } else if (s == "w8a16") {
+    c.activation_bits = 16;
+  } else {
+    fail("unknown quantization scheme '", scheme, "' (choose w8a8 or w8a16)");
+  }
+  return c;
+}
+
+Placement parse_placement(const std::string& s) {
+  if (s == "ort") return Placement::kOrt;
+  if (s == "qnn") return Placement::kQnn;
+  fail("unknown placement '", s, "' (choose ort or qnn)");
+}
+
+Qdq16 parse_qdq16(const std::string& s) {
+  if (s == "auto") return Qdq16::kAuto;
+  if (s == "contrib") return Qdq16::kContrib;
+  if (s == "opset21") return Qdq16::kOpset21;
+  fail("unknown 16-bit Q/DQ form '", s, "' (choose auto, contrib or opset21)");
+}
+
+std::map<std::string, TensorOverride> parse_overrides(const std::string& json_text,
+                                                      const std::string& what) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(json_text);
+  } catch (const nlohmann::json::exception& e) {
+    fail(what, ": not valid JSON (", e.what(), ")");
+  }
+  EDGEQ_CHECK(j.is_object(), what, ": overrides must be an object of tensor name -> override");
+  std::map<std::string, TensorOverride> out;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& name = it.key();
+    const nlohmann::json& v = it.value();
+    TensorOverride o;
+    if (v.is_string()) {
+      EDGEQ_CHECK(v.get<std::string>() == "float", what, ": tensor '", name,
+                  "': the only string override is \"float\"");
+      o.is_float = true;
+      out[name] = o;
+      continue;
+    }
+    EDGEQ_CHECK(v.is_object(), what, ": tensor '", name,
+                "': override must be an object or \"float\"");
+    for (auto f = v.begin(); f != v.end(); ++f) {
+      const std::string& key = f.key();
+      const nlohmann::json& x = f.value();
+      if (key == "bitwidth") {
+        EDGEQ_CHECK(x.is_number_integer() && (x.get<int>() == 8 || x.get<int>() == 16), what,
+                    ": tensor '", name, "': bitwidth must be 8 or 16");
+        o.bitwidth = x.get<int>();
+      } else if (key == "min" || key == "max") {
+        EDGEQ_CHECK(x.is_number() && std::isfinite(x.get<double>()), what, ": tensor '", name,
+                    "': ", key, " must be a finite number");
+        (key == "min" ? o.min : o.max) = x.get<double>();
+      } else if (key == "symmetric") {
+        EDGEQ_CHECK(x.is_boolean(), what, ": tensor '", name, "': symmetric must be true or false");
+        o.symmetric = x.get<bool>();
+      } else if (key == "float") {
+        EDGEQ_CHECK(x.is_boolean(), what, ": tensor '", name, "': float must be true or false");
+        o.is_float = x.get<bool>();
+      } else {
+        fail(what, ": tensor '", name, "': unknown field '", key,
+             "' (bitwidth, min, max, symmetric, float)");
+      }
+    }
+    EDGEQ_CHECK(o.min.has_value() == o.max.has_value(), what, ": tensor '", name,
+                "': give both min and max, or neither");
+    if (o.min) EDGEQ_CHECK(*o.min <= *o.max, what, ": tensor '", name, "': min > max");
+    out[name] = o;
+  }
+  return out;
+}
+
+}  // namespace edgeq

@@ -1,0 +1,57 @@
+// QuantConfig: every choice `edgeq quantize` makes, as data (scheme, range scheme, placement,
+// 16-bit names, exclusions, per-tensor overrides). Overrides are applied last.
+#pragma once
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+namespace edgeq {
+
+// Where Q/DQ pairs go.
+//   kOrt: around the ops ONNX Runtime's QDQ quantizer handles (its QLinear/QDQ op registries:
+//         Conv, MatMul, Gemm, Add, Mul, Sigmoid, Concat, MaxPool, Resize, Reshape, ...); ops
+//         that only move values (Reshape, Transpose, Squeeze, Unsqueeze, Flatten, Resize,
+//         MaxPool, Slice, Split) share their input's encoding, as ORT does.
+//   kQnn: every float activation gets an encoding, and Concat also shares one encoding across
+//         its inputs and output, as HTP toolchains do.
+enum class Placement { kOrt, kQnn };
+
+// 16-bit QuantizeLinear / DequantizeLinear exist in the ONNX domain from opset 21 and in ORT's
+// com.microsoft domain before that. kAuto does what ORT's quantizer does: the ONNX domain when
+// the model's opset is >= 21, else com.microsoft for the 16-bit Q/DQ nodes. kOpset21 raises the
+// model to opset 21 (upgrading Split and Reduce* nodes whose form changed at opset 18).
+enum class Qdq16 { kAuto, kContrib, kOpset21 };
+
+// One tensor's override (JSON: {"bitwidth": 16, "min": -0.6, "max": 80.6, "symmetric": false},
+// any subset, or the string "float" to leave the tensor unquantized).
+struct TensorOverride {
+  bool is_float = false;
+  std::optional<int> bitwidth;
+  std::optional<double> min, max;  // both or neither
+  std::optional<bool> symmetric;
+};
+
+struct QuantConfig {
+  int weight_bits = 8;
+  int activation_bits = 8;
+  bool per_channel_weights = true;
+  bool activation_symmetric = false;  // int8/int16 symmetric instead of uint8/uint16 asymmetric
+  Placement placement = Placement::kOrt;
+  std::string range = "minmax";         // range scheme spec (quant/range_scheme.h)
+  std::set<std::string> a16;            // values kept at 16 bit under W8A8 (mixed precision)
+  std::set<std::string> exclude_nodes;  // node names left in float
+  std::map<std::string, TensorOverride> overrides;
+  // How 16-bit Q/DQ are written.
+  Qdq16 qdq16 = Qdq16::kAuto;
+};
+
+// "w8a8" or "w8a16" (case-insensitive); throws listing the choices.
+QuantConfig config_for_scheme(const std::string& scheme);
+Placement parse_placement(const std::string& s);  // "ort" | "qnn"
+Qdq16 parse_qdq16(const std::string& s);          // "auto" | "contrib" | "opset21"
+// Parses an overrides JSON object; throws naming `what` and the tensor at fault.
+std::map<std::string, TensorOverride> parse_overrides(const std::string& json_text,
+                                                      const std::string& what);
+
+}  // namespace edgeq

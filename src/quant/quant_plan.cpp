@@ -1,0 +1,169 @@
+#include "quant/quant_plan.h"
+
+#include "core/error.h"
+
+namespace edgeq {
+namespace {
+
+// ONNX Runtime's QLinearOpsRegistry and QDQRegistry (onnxruntime/python/tools/quantization/
+// registry.py): the ops its QDQ quantizer wraps by default.
+const std::set<std::string> kOrtOps = {"ArgMax",
+                                       "AveragePool",
+                                       "BatchNormalization",
+                                       "Clip",
+                                       "Concat",
+                                       "Conv",
+                                       "ConvTranspose",
+                                       "Gather",
+                                       "GatherElements",
+                                       "Gemm",
+                                       "GlobalAveragePool",
+                                       "InstanceNormalization",
+                                       "LayerNormalization",
+                                       "LeakyRelu",
+                                       "MatMul",
+                                       "MaxPool",
+                                       "Mul",
+                                       "Pad",
+                                       "Relu",
+                                       "Reshape",
+                                       "Resize",
+                                       "Sigmoid",
+                                       "Slice",
+                                       "Softmax",
+                                       "Split",
+                                       "Squeeze",
+                                       "Transpose",
+                                       "Unsqueeze",
+                                       "Where",
+                                       "Add"};
+
+// Ops that produce no float data worth an encoding.
+const std::set<std::string> kShapeOps = {"Shape", "Size",    "Constant", "ConstantOfShape",
+                                         "Range", "NonZero", "Cast"};
+
+const std::set<std::string> kMovers = {"Reshape", "Transpose", "Squeeze", "Unsqueeze", "Flatten",
+                                       "Resize",  "MaxPool",   "Slice",   "Split"};
+
+const std::set<std::string> kFirstInputOnly = {"Resize",
+                                               "Clip",
+                                               "Pad",
+                                               "Reshape",
+                                               "Slice",
+                                               "Split",
+                                               "Squeeze",
+                                               "Unsqueeze",
+                                               "Expand",
+                                               "Gather",
+                                               "GatherElements",
+                                               "Softmax",
+                                               "Flatten",
+                                               "Transpose",
+                                               "MaxPool",
+                                               "AveragePool",
+                                               "GlobalAveragePool",
+                                               "GlobalMaxPool",
+                                               "ArgMax",
+                                               "Sigmoid",
+                                               "Relu",
+                                               "LeakyRelu",
+                                               "Tanh",
+                                               "LayerNormalization",
+                                               "InstanceNormalization",
+                                               "BatchNormalization",
+                                               "TopK",
+                                               "ReduceMean",
+                                               "ReduceMax",
+                                               "ReduceSum"};
+
+struct UnionFind {
+  std::map<std::string, std::string> parent;
+  std::string find(const std::string& v) {
+    auto it = parent.find(v);
+    if (it == parent.end()) return parent[v] = v;
+    if (it->second == v) return v;
+    return it->second = find(it->second);
+  }
+  void unite(const std::string& a, const std::string& b) {
+    std::string ra = find(a), rb = find(b);
+    if (ra != rb) parent[rb] = ra;
+  }
+};
+
+}  // namespace
+
+bool is_quantizable_op(const std::string& op_type, Placement placement) {
+  if (kShapeOps.count(op_type)) return false;
+  return placement == Placement::kQnn || kOrtOps.count(op_type) != 0;
+}
+
+std::vector<size_t> data_inputs(const Node& node) {
+  const std::string& op = node.op_type;
+  if (op == "Conv" || op == "ConvTranspose" || op == "Gemm") return {0};  // weights apart
+  if (op == "Where") return {1, 2};
+  if (kFirstInputOnly.count(op)) return {0};
+  std::vector<size_t> all;
+  for (size_t i = 0; i < node.inputs.size(); ++i) all.push_back(i);
+  return all;
+}
+
+bool shares_encoding(const std::string& op_type, Placement placement) {
+  if (kMovers.count(op_type)) return true;
+  return placement == Placement::kQnn && op_type == "Concat";
+}
+
+QuantPlan plan_quantization(const Graph& g, const QuantConfig& config,
+                            const std::function<bool(const std::string&)>& is_activation) {
+  std::set<std::string> node_names;
+  for (const Node& n : g.nodes) node_names.insert(n.name);
+  for (const std::string& x : config.exclude_nodes)
+    EDGEQ_CHECK(node_names.count(x), "excluded node '", x, "' is not in the model");
+
+  QuantPlan plan;
+  std::set<std::string> chosen;
+  auto choose = [&](const std::string& v) {
+    if (!v.empty() && !g.is_initializer(v) && is_activation(v) && chosen.insert(v).second)
+      plan.activations.push_back(v);
+  };
+  // Graph inputs first, then values in node order (the graph is expected topologically sorted).
+  std::vector<int> order = g.topo_order();
+  std::set<std::string> wanted;
+  for (int ni : order) {
+    const Node& n = g.nodes[ni];
+    if (config.exclude_nodes.count(n.name) || !is_quantizable_op(n.op_type, config.placement))
+      continue;
+    plan.quantized_nodes.insert(ni);
+    for (size_t i : data_inputs(n))
+      if (n.has_input(i)) wanted.insert(n.inputs[i]);
+    for (const std::string& o : n.outputs) wanted.insert(o);
+  }
+  for (const ValueInfo& in : g.inputs)
+    if (wanted.count(in.name)) choose(in.name);
+  for (int ni : order)
+    for (const std::string& o : g.nodes[ni].outputs)
+      if (wanted.count(o)) choose(o);
+
+  UnionFind uf;
+  for (const std::string& v : plan.activations) uf.find(v);
+  for (int ni : plan.quantized_nodes) {
+    const Node& n = g.nodes[ni];
+    if (!shares_encoding(n.op_type, config.placement)) continue;
+    std::vector<std::string> members;
+    for (size_t i : data_inputs(n))
+      if (n.has_input(i) && chosen.count(n.inputs[i])) members.push_back(n.inputs[i]);
+    for (const std::string& o : n.outputs)
+      if (chosen.count(o)) members.push_back(o);
+    for (size_t k = 1; k < members.size(); ++k) uf.unite(members[0], members[k]);
+  }
+  // Name each group after its first member in graph order.
+  std::map<std::string, std::string> root_to_first;
+  for (const std::string& v : plan.activations) {
+    std::string r = uf.find(v);
+    auto it = root_to_first.emplace(r, v).first;
+    plan.group_of[v] = it->second;
+    plan.groups[it->second].push_back(v);
+  }
+  return plan;
+}
+
+}  // namespace edgeq
