@@ -37,7 +37,7 @@ void print_profile(const std::vector<StepTime>& steps, int runs) {
     std::printf("%-20s %6d %10.3f %6.1f%%\n", op.c_str(), v.second, v.first, 100 * v.first / total);
   std::vector<StepTime> top = steps;
   std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.ms > b.ms; });
-  top.resize(std::min<size_t>(top.size(), 15));
+  top.resize(std::min<size_t>(top.size(), 40));
   std::printf("slowest steps:\n");
   for (const auto& s : top) std::printf("  %8.3f ms  %s\n", s.ms / runs, s.what.c_str());
 }

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "runtime/dnnl_context.h"
 #include "runtime/kernel.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/registry.h"
@@ -85,9 +88,17 @@ class MatMulKernel : public Kernel {
     if (!a_vec) out.push_back(m_);
     if (!b_vec) out.push_back(n_);
     outputs.push_back({DType::kFloat32, out, nullptr});
+    // oneDNN takes the common cases: equal batch shapes, or a shared 2-D right operand.
+    batches_ = shape_numel(batch);
+    use_dnnl_ = ab == batch && (bb == batch || bb.empty());
+    b_shared_ = bb.empty() && !batch.empty();
   }
 
   void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
+    if (use_dnnl_) {
+      run_dnnl(*in[0], *in[1], *out[0]);
+      return;
+    }
     const float* a = in[0]->data<float>();
     const float* b = in[1]->data<float>();
     float* y = out[0]->data<float>();
@@ -102,8 +113,31 @@ class MatMulKernel : public Kernel {
   }
 
  private:
-  int64_t m_ = 0, k_ = 0, n_ = 0;
+  void run_dnnl(const Tensor& a, const Tensor& b, Tensor& y) {
+    using dnnl::memory;
+    if (!prim_) {
+      const memory::dim bt = batches_;
+      memory::desc a_md({bt, m_, k_}, memory::data_type::f32, memory::format_tag::abc);
+      memory::desc b_md({b_shared_ ? 1 : bt, k_, n_}, memory::data_type::f32, memory::format_tag::abc);
+      memory::desc y_md({bt, m_, n_}, memory::data_type::f32, memory::format_tag::abc);
+      dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, y_md), dnnl_engine());
+      prim_ = dnnl::matmul(pd);
+      a_mem_ = memory(a_md, dnnl_engine(), DNNL_MEMORY_NONE);
+      b_mem_ = memory(b_md, dnnl_engine(), DNNL_MEMORY_NONE);
+      y_mem_ = memory(y_md, dnnl_engine(), DNNL_MEMORY_NONE);
+    }
+    a_mem_.set_data_handle(const_cast<void*>(a.raw()));
+    b_mem_.set_data_handle(const_cast<void*>(b.raw()));
+    y_mem_.set_data_handle(y.raw());
+    prim_.execute(dnnl_stream(), {{DNNL_ARG_SRC, a_mem_}, {DNNL_ARG_WEIGHTS, b_mem_}, {DNNL_ARG_DST, y_mem_}});
+    dnnl_stream().wait();
+  }
+
+  int64_t m_ = 0, k_ = 0, n_ = 0, batches_ = 1;
+  bool use_dnnl_ = false, b_shared_ = false;
   std::vector<int64_t> a_off_, b_off_;
+  dnnl::primitive prim_;
+  dnnl::memory a_mem_, b_mem_, y_mem_;
 };
 
 class GemmKernel : public Kernel {
