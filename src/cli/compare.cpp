@@ -1,11 +1,12 @@
 // edgeq compare: a test model (e.g. quantized) against its FP32 reference on the same images:
 // tensor errors per output, detections after NMS matched one-to-one, and with labels mAP / OKS
 // mAP for both. Table on stdout, progress on stderr, JSON with --json.
+#include "eval/compare.h"
+
 #include <iostream>
 
 #include "cli/commands.h"
 #include "core/file_io.h"
-#include "eval/compare.h"
 #include "eval/compare_report.h"
 
 namespace edgeq::cli {

@@ -30,8 +30,8 @@ std::vector<std::vector<char>> match_predictions(const std::vector<std::vector<d
 struct MapResult {
   double map50 = 0;
   double map50_95 = 0;
-  int classes = 0;      // classes present in the labels (AP is averaged over these)
-  int64_t labels = 0;   // labelled objects
+  int classes = 0;     // classes present in the labels (AP is averaged over these)
+  int64_t labels = 0;  // labelled objects
   int64_t predictions = 0;
 };
 

@@ -29,9 +29,9 @@ const ValueInfo& single_image_input(const Graph& g, const std::string& which) {
   EDGEQ_CHECK(g.inputs.size() == 1, which, " model has ", g.inputs.size(),
               " inputs; compare needs one image input [1,3,H,W]");
   const ValueInfo& in = g.inputs[0];
-  EDGEQ_CHECK(in.shape.size() == 4 && in.shape[1] == 3 && in.shape[2] > 0 && in.shape[3] > 0,
-              which, " model input '", in.name, "' is not an image input [N,3,H,W]: ",
-              shape_str(in.shape));
+  EDGEQ_CHECK(in.shape.size() == 4 && in.shape[1] == 3 && in.shape[2] > 0 && in.shape[3] > 0, which,
+              " model input '", in.name,
+              "' is not an image input [N,3,H,W]: ", shape_str(in.shape));
   return in;
 }
 
@@ -97,7 +97,8 @@ CompareReport run_compare(const CompareOptions& opt, std::ostream* progress) {
     rep.pose = layout->is_pose();
   }
   LabelSource labels;
-  if (rep.has_detections) labels = resolve_label_source(images_root, images, opt.labels);
+  if (rep.has_detections)
+    labels = resolve_label_source(images_root, images, opt.labels);
   else
     EDGEQ_CHECK(opt.labels.empty(), "--labels given but the models have no YOLO head output (",
                 describe_outputs(ref_g), ")");

@@ -18,11 +18,11 @@ namespace edgeq {
 
 struct CompareOptions {
   std::string ref_model, test_model;
-  std::string images;  // folder (recursive) or one image file
-  std::string labels;  // "" = Ultralytics layout when present
-  int max_images = 0;  // 0 = all
-  PostprocessOptions post;     // detections compared at conf 0.25, NMS IoU 0.7
-  float map_conf = 0.001f;     // detections scored for mAP, as Ultralytics val (conf 0.001)
+  std::string images;       // folder (recursive) or one image file
+  std::string labels;       // "" = Ultralytics layout when present
+  int max_images = 0;       // 0 = all
+  PostprocessOptions post;  // detections compared at conf 0.25, NMS IoU 0.7
+  float map_conf = 0.001f;  // detections scored for mAP, as Ultralytics val (conf 0.001)
   float match_iou = 0.5f;
   int threads = 0;
 };

@@ -15,7 +15,9 @@ std::string fmt(const char* f, double v) {
 }
 
 // JSON has no infinity / NaN: write null for them.
-nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
+nlohmann::json num(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+}
 
 nlohmann::json summary_json(const Summary& s) {
   return {{"count", s.count}, {"mean", num(s.mean)}, {"p95", num(s.p95)}, {"max", num(s.max)}};
@@ -42,8 +44,8 @@ void print_compare_report(const CompareReport& rep, std::ostream& os) {
      << rep.images << " image(s)\n\n";
   os << "tensors (over all images)\n";
   char line[512];
-  std::snprintf(line, sizeof(line), "  %-40s %-18s %12s %10s %12s\n", "output", "shape",
-                "rel L2", "cosine", "max |diff|");
+  std::snprintf(line, sizeof(line), "  %-40s %-18s %12s %10s %12s\n", "output", "shape", "rel L2",
+                "cosine", "max |diff|");
   os << line;
   for (const auto& o : rep.outputs) {
     std::snprintf(line, sizeof(line), "  %-40s %-18s %12.4e %10.6f %12.4e\n", o.name.c_str(),
@@ -56,8 +58,8 @@ void print_compare_report(const CompareReport& rep, std::ostream& os) {
   }
   const DetectionDiff& d = rep.detections;
   const auto& post = rep.options.post;
-  os << "\ndetections (conf " << post.conf << ", NMS IoU " << post.iou << ", matched at IoU >= "
-     << rep.options.match_iou << ", original-image px)\n";
+  os << "\ndetections (conf " << post.conf << ", NMS IoU " << post.iou
+     << ", matched at IoU >= " << rep.options.match_iou << ", original-image px)\n";
   os << "  reference " << d.ref_count << ", test " << d.test_count << ", matched " << d.matched
      << " (match rate " << fmt("%.1f%%", 100.0 * d.match_rate) << "), extra " << d.extra
      << ", missing " << d.missing << "\n";

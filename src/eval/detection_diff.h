@@ -15,12 +15,12 @@ struct DetectionDiff {
   int64_t ref_count = 0;   // reference detections
   int64_t test_count = 0;  // test detections
   int64_t matched = 0;
-  int64_t extra = 0;    // test detections with no reference partner
-  int64_t missing = 0;  // reference detections with no test partner
+  int64_t extra = 0;      // test detections with no reference partner
+  int64_t missing = 0;    // reference detections with no test partner
   double match_rate = 1;  // matched / ref_count (1 when both are empty)
-  Summary box_px;    // corner distance |(x1,y1)_t - (x1,y1)_r| and |(x2,y2)_t - (x2,y2)_r|
-  Summary kpt_px;    // keypoint distance over keypoints visible in the reference (v > 0.5)
-  Summary score_abs; // |score_t - score_r| over matched pairs
+  Summary box_px;         // corner distance |(x1,y1)_t - (x1,y1)_r| and |(x2,y2)_t - (x2,y2)_r|
+  Summary kpt_px;         // keypoint distance over keypoints visible in the reference (v > 0.5)
+  Summary score_abs;      // |score_t - score_r| over matched pairs
 };
 
 class DetectionDiffAccumulator {
