@@ -47,7 +47,7 @@ void run_cut(const CutArgs& a) {
   Graph arm = cut_model(model, spec);
   save_onnx(arm, a.out);
   std::cout << "wrote " << a.out << ": arm " << arm_name(spec.arm) << ", " << arm.nodes.size()
-            << " of " << model.nodes.size() << " nodes, outputs:";
+            << " nodes (model: " << model.nodes.size() << "), outputs:";
   for (const auto& o : arm.outputs) std::cout << " " << o.name << " " << shape_str(o.shape);
   std::cout << "\n";
 }
