@@ -1,0 +1,27 @@
+#include <gtest/gtest.h>
+
+#include "runtime/layout.h"
+
+namespace edgeq {
+
+// Both directions against index arithmetic, for the small-channel path (C <= 4) and the tiled one.
+TEST(Layout, NchwNhwcRoundTripMatchesIndexMath) {
+  for (Shape s : {Shape{1, 3, 5, 7}, Shape{2, 4, 33, 65}, Shape{1, 17, 9, 40}, Shape{2, 64, 3, 3}}) {
+    const int64_t n = s[0], c = s[1], h = s[2], w = s[3];
+    Tensor x(DType::kFloat32, s);
+    for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = float(i);
+    Tensor y(DType::kFloat32, {n, h, w, c});
+    nchw_to_nhwc(x, y);
+    for (int64_t a = 0; a < n; ++a)
+      for (int64_t k = 0; k < c; ++k)
+        for (int64_t i = 0; i < h; ++i)
+          for (int64_t j = 0; j < w; ++j)
+            ASSERT_EQ(y.data<float>()[((a * h + i) * w + j) * c + k],
+                      x.data<float>()[((a * c + k) * h + i) * w + j]);
+    Tensor back(DType::kFloat32, s);
+    nhwc_to_nchw(y, back);
+    for (int64_t i = 0; i < x.numel(); ++i) ASSERT_EQ(back.data<float>()[i], x.data<float>()[i]);
+  }
+}
+
+}  // namespace edgeq
