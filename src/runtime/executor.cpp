@@ -20,6 +20,11 @@ const std::unordered_set<std::string>& elementwise_ops() {
   return ops;
 }
 
+// Ops whose output is the input's bytes under another shape: planned as aliases, not copies.
+bool is_view_op(const std::string& op) {
+  return op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze" || op == "Identity";
+}
+
 bool is_float_4d(const ValueDesc& d) { return d.dtype == DType::kFloat32 && d.shape.size() == 4; }
 
 }  // namespace
@@ -31,6 +36,7 @@ struct Slot {
   Layout layout = Layout::kPlain;
   bool external = false;  // graph input (caller's memory) or graph output (fresh per run)
   int first = 0, last = 0;
+  int alias_of = -1;  // another slot whose bytes this one reuses (a view op's output)
   size_t offset = 0;
   Tensor view;  // physical view into the arena or external memory
 };
@@ -40,6 +46,7 @@ struct Step {
   std::unique_ptr<Kernel> kernel;
   std::string what;  // node description for errors
   std::string op;
+  int node = -1;     // index into the planned node list (kernel steps)
   double ms = 0;     // accumulated when profiling
   std::vector<const Tensor*> in;
   std::vector<Tensor*> out;
@@ -246,11 +253,23 @@ void Executor::prepare() {
         if (ok && any) layout = Layout::kNHWC;
       }
     }
+    // A view op on a plain, internal, unwatched value becomes an alias of its input.
+    if (layout == Layout::kPlain && is_view_op(op) && node.domain.empty() && node.outputs.size() == 1 &&
+        !in_descs[0].constant && !protect.count(node.outputs[0]) && !hooks_for(node.outputs[0]) &&
+        !p.descs[node.outputs[0]].constant) {
+      int src = slot_in(node.inputs[0], Layout::kPlain);
+      if (!p.slots[src].external) {
+        int id = new_slot(node.outputs[0], Layout::kPlain);
+        p.slots[id].alias_of = p.slots[src].alias_of >= 0 ? p.slots[src].alias_of : src;
+        continue;
+      }
+    }
     KernelInit init{node, in_descs, g.opset(node.domain), layout};
     Step s;
     s.kernel = create_kernel(init);
     s.what = node.describe();
     s.op = node.op_type;
+    s.node = static_cast<int>(&node - rt.nodes.data());
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const std::string& v = node.inputs[i];
       if (v.empty() || in_descs[i].constant) {
@@ -309,11 +328,16 @@ void Executor::prepare() {
   }
   for (const auto& o : p.output_slots)
     if (o.second >= 0) p.slots[o.second].external = true;
+  for (auto& sl : p.slots)
+    if (sl.alias_of >= 0) {
+      Slot& root = p.slots[sl.alias_of];
+      root.last = std::max(root.last, sl.last);
+    }
   std::vector<BufferLife> lives;
   std::vector<int> arena_ids;
   for (size_t i = 0; i < p.slots.size(); ++i) {
     Slot& sl = p.slots[i];
-    if (sl.external) continue;
+    if (sl.external || sl.alias_of >= 0) continue;
     sl.last = std::max(sl.last, sl.first);
     lives.push_back({shape_numel(sl.desc.shape) * dtype_size(sl.desc.dtype), sl.first, sl.last});
     arena_ids.push_back(static_cast<int>(i));
@@ -326,15 +350,17 @@ void Executor::prepare() {
     sl.view = Tensor::view(sl.desc.dtype, physical_shape(sl.desc.shape, sl.layout),
                            p.arena.data<uint8_t>() + sl.offset);
   }
+  for (auto& sl : p.slots)
+    if (sl.alias_of >= 0)
+      sl.view = Tensor::view(sl.desc.dtype, sl.desc.shape, p.slots[sl.alias_of].view.raw());
   // Resolve each step's tensor pointers; external slots' views are refreshed per run.
-  size_t kernel_idx = 0;
   for (Step& s : p.steps) {
     for (int id : s.out_slots) s.out.push_back(id >= 0 ? &p.slots[id].view : nullptr);
     if (s.kind != Step::Kind::kKernel) {
       s.in.push_back(&p.slots[s.in_slots[0]].view);
       continue;
     }
-    const Node& node = rt.nodes[kernel_idx++];
+    const Node& node = rt.nodes[s.node];
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       int id = s.in_slots[i];
       if (id >= 0) s.in.push_back(&p.slots[id].view);
