@@ -1,5 +1,7 @@
-// Deterministic synthetic weights: every tensor's values depend only on a fixed seed and the
-// tensor's name, so a zoo model is byte-identical on every machine and build order.
+// Deterministic synthetic weights: every tensor's raw draw depends only on a fixed seed and the
+// tensor's name, never on build order. (Zoo convs are then rescaled on calibration activations,
+// computed single-threaded, so a model is byte-identical from build to build on one machine;
+// another CPU's oneDNN kernels may change the last bits.)
 #pragma once
 #include <cstdint>
 #include <string>

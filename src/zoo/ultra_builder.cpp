@@ -4,14 +4,22 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "zoo/probe.h"
 #include "zoo/synthetic_weights.h"
 
 namespace edgeq::zoo {
 
-// SiLU keeps about 0.36 of a unit Gaussian's second moment; 1.6^2 * 0.36 ~ 0.9 keeps the scale.
-const double kSiluConvGain = 1.6;
-const double kLinearConvGain = 1.0;
-const double kConvBiasStd = 0.1;
+namespace {
+// Folded-BN targets. Positive shifts keep most pre-activations in SiLU's near-linear range; with
+// shifts centred on 0 and unit scales the stack is chaotic (each layer multiplies perturbations
+// by ~1.3), so activations on images other than the calibration ones grow 10-1000x by the head.
+const double kBetaMean = 1.0, kBetaStd = 0.5;           // shifts
+const double kLogGammaMean = -0.2, kLogGammaStd = 0.3;  // scales (log), median 0.82
+// A channel's variance on the few calibration images is a noisy estimate; normalizing by it
+// alone would inflate, on other images, the channels it happened to underestimate. Blend it
+// with the layer's average variance.
+const double kOwnVarianceWeight = 0.5;
+}  // namespace
 
 Scope Scope::seq(int i) const {
   size_t slash = path.rfind('/');
@@ -79,28 +87,49 @@ std::string UltraBuilder::scalar(const std::string& name, float v) {
   return constant(name, Tensor::scalar<float>(v));
 }
 
+ConvTarget UltraBuilder::bn_target(const Scope& s, int64_t cout) const {
+  Tensor beta = normal_tensor(seed_, s.param + "#beta", {cout}, kBetaMean, kBetaStd);
+  Tensor log_gamma = normal_tensor(seed_, s.param + "#gamma", {cout}, kLogGammaMean, kLogGammaStd);
+  ConvTarget t;
+  for (int64_t o = 0; o < cout; ++o) {
+    t.mean.push_back(beta.data<float>()[o]);
+    t.std.push_back(std::exp(log_gamma.data<float>()[o]));
+  }
+  return t;
+}
+
 Feat UltraBuilder::conv2d(const Scope& s, const Feat& x, int64_t cout, int k, int stride,
-                          int groups, const ConvInit& init, bool bias) {
+                          int groups, const ConvTarget& target) {
   EDGEQ_CHECK(x.c % groups == 0 && cout % groups == 0, "zoo: ", s.path, ": ", x.c, "->", cout,
               " channels do not divide into ", groups, " groups");
-  int64_t cin_g = x.c / groups;
-  double fan_in = static_cast<double>(cin_g * k * k);
-  std::string wname = s.param + ".weight";
-  constant(wname,
-           normal_tensor(seed_, wname, {cout, cin_g, k, k}, 0.0, init.gain / std::sqrt(fan_in)));
-  std::vector<std::string> inputs = {x.v, wname};
-  if (bias) {
-    std::string bname = s.param + ".bias";
-    if (!init.bias.empty()) {
-      EDGEQ_CHECK(static_cast<int64_t>(init.bias.size()) == cout, "zoo: ", bname, " needs ", cout,
-                  " values");
-      constant(bname, Tensor::from_vector<float>({cout}, init.bias));
-    } else {
-      constant(bname, normal_tensor(seed_, bname, {cout}, init.bias_mean, init.bias_std));
-    }
-    inputs.push_back(bname);
+  EDGEQ_CHECK(static_cast<int64_t>(target.mean.size()) == cout &&
+                  static_cast<int64_t>(target.std.size()) == cout,
+              "zoo: ", s.path, ": conv target needs ", cout, " channels");
+  const int64_t cin_g = x.c / groups;
+  const double fan_in = static_cast<double>(cin_g * k * k);
+  const std::string wname = s.param + ".weight", bname = s.param + ".bias";
+  // He-normal draw, then per output channel: scale to the target spread, shift to its mean.
+  Tensor w = normal_tensor(seed_, wname, {cout, cin_g, k, k}, 0.0, std::sqrt(2.0 / fan_in));
+  Tensor z = probe::conv2d(x.probe, w, stride, groups);
+  std::vector<double> mean, var;
+  probe::channel_stats(z, &mean, &var);
+  double layer_var = 0;
+  for (double v : var) layer_var += v / cout;
+  std::vector<double> scale(cout), shift(cout);
+  Tensor bias(DType::kFloat32, {cout});
+  const int64_t per_out = cin_g * k * k;
+  for (int64_t o = 0; o < cout; ++o) {
+    double v = kOwnVarianceWeight * var[o] + (1 - kOwnVarianceWeight) * layer_var;
+    scale[o] = target.std[o] / std::sqrt(v + 1e-12);
+    shift[o] = target.mean[o] - scale[o] * mean[o];
+    float* row = w.data<float>() + o * per_out;
+    for (int64_t j = 0; j < per_out; ++j) row[j] = static_cast<float>(row[j] * scale[o]);
+    bias.data<float>()[o] = static_cast<float>(shift[o]);
   }
-  int64_t pad = k / 2;
+  probe::affine_channels(z, scale, shift);
+  constant(wname, w);
+  constant(bname, bias);
+  const int64_t pad = k / 2;
   std::map<std::string, Attribute> attrs = {
       {"dilations", attr(std::vector<int64_t>{1, 1})},
       {"group", attr(static_cast<int64_t>(groups))},
@@ -108,19 +137,18 @@ Feat UltraBuilder::conv2d(const Scope& s, const Feat& x, int64_t cout, int k, in
       {"pads", attr(std::vector<int64_t>{pad, pad, pad, pad})},
       {"strides", attr(std::vector<int64_t>{stride, stride})}};
   Feat y;
-  y.v = add_node1(s, "Conv", std::move(inputs), std::move(attrs));
+  y.v = add_node1(s, "Conv", {x.v, wname, bname}, std::move(attrs));
   y.c = cout;
   y.h = (x.h + 2 * pad - k) / stride + 1;
   y.w = (x.w + 2 * pad - k) / stride + 1;
+  y.probe = z;
   return y;
 }
 
 Feat UltraBuilder::conv(const Scope& s, const Feat& x, int64_t cout, int k, int stride, int groups,
                         bool act) {
-  ConvInit init;
-  init.gain = act ? kSiluConvGain : kLinearConvGain;
-  init.bias_std = kConvBiasStd;
-  Feat y = conv2d(s.child("conv"), x, cout, k, stride, groups, init);
+  Scope cs = s.child("conv");
+  Feat y = conv2d(cs, x, cout, k, stride, groups, bn_target(cs, cout));
   return act ? silu(s.child("act"), y) : y;
 }
 
@@ -128,20 +156,24 @@ Feat UltraBuilder::silu(const Scope& s, const Feat& x) {
   std::string sig = add_node1(s, "Sigmoid", {x.v});
   Feat y = x;
   y.v = add_node1(s, "Mul", {x.v, sig});
+  y.probe = probe::silu(x.probe);
   return y;
 }
 
 Feat UltraBuilder::concat(const Scope& s, const std::vector<Feat>& xs) {
   std::vector<std::string> in;
+  std::vector<const Tensor*> parts;
   Feat y = xs.at(0);
   y.c = 0;
   for (const auto& x : xs) {
+    parts.push_back(&x.probe);
     EDGEQ_CHECK(x.h == y.h && x.w == y.w, "zoo: ", s.path, ": Concat of ", x.v,
                 " with a different spatial size");
     in.push_back(x.v);
     y.c += x.c;
   }
   y.v = add_node1(s, "Concat", in, {{"axis", attr(int64_t{1})}});
+  y.probe = probe::concat_channels(parts);
   return y;
 }
 
@@ -157,7 +189,11 @@ std::vector<Feat> UltraBuilder::split(const Scope& s, const Feat& x,
   auto outs = add_node(s, "Split", {x.v, int64s(cname, sizes)}, static_cast<int>(sizes.size()),
                        {{"axis", attr(int64_t{1})}});
   std::vector<Feat> ys;
-  for (size_t i = 0; i < sizes.size(); ++i) ys.push_back({outs[i], sizes[i], x.h, x.w});
+  int64_t begin = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    ys.push_back({outs[i], sizes[i], x.h, x.w, probe::slice_channels(x.probe, begin, sizes[i])});
+    begin += sizes[i];
+  }
   return ys;
 }
 
@@ -166,6 +202,7 @@ Feat UltraBuilder::add(const Scope& s, const Feat& a, const Feat& b) {
               b.v, " with different shapes");
   Feat y = a;
   y.v = add_node1(s, "Add", {a.v, b.v});
+  y.probe = probe::add(a.probe, b.probe);
   return y;
 }
 

@@ -32,25 +32,21 @@ struct Scope {
   Scope call(const std::string& name) const { return {path + "/" + name, param}; }
 };
 
-// An activation: value name, channels and spatial size (N is always 1, layout NCHW).
+// An activation: value name, channels and spatial size in the graph (N = 1, NCHW), and the
+// same activation computed on the small calibration images (see zoo/probe.h).
 struct Feat {
   std::string v;
   int64_t c = 0, h = 0, w = 0;
+  Tensor probe;
 };
 
-// How a conv's synthetic weights are drawn: W ~ N(0, (gain / sqrt(fan_in))^2), bias either
-// `bias` (one value per output channel) or N(bias_mean, bias_std^2).
-struct ConvInit {
-  double gain = 1.0;
-  double bias_mean = 0.0;
-  double bias_std = 0.0;
-  std::vector<float> bias;
+// What a synthetic conv's output channels should look like on the calibration images: mean and
+// standard deviation per channel. Weights are He-normal draws rescaled per output channel, and
+// the bias set, so that the outputs hit these targets: what a trained conv with folded
+// BatchNorm (gamma, beta) produces on data like its training data.
+struct ConvTarget {
+  std::vector<double> mean, std;
 };
-
-// Gains that keep activations near unit scale: a conv followed by SiLU, and a linear one.
-extern const double kSiluConvGain;
-extern const double kLinearConvGain;
-extern const double kConvBiasStd;
 
 class UltraBuilder {
  public:
@@ -72,7 +68,10 @@ class UltraBuilder {
 
   // nn.Conv2d in scope s: node "<s>/Conv", weights "<s.param>.weight" and ".bias".
   Feat conv2d(const Scope& s, const Feat& x, int64_t cout, int k, int stride, int groups,
-              const ConvInit& init, bool bias = true);
+              const ConvTarget& target);
+  // Folded-BatchNorm targets for a Conv module's conv: beta ~ N(1, 0.5^2), gamma ~ e^N(-0.2,
+  // 0.3^2).
+  ConvTarget bn_target(const Scope& s, int64_t cout) const;
   // Ultralytics Conv module: nn.Conv2d in "<s>/conv" (BN folded), then SiLU in "<s>/act".
   Feat conv(const Scope& s, const Feat& x, int64_t cout, int k = 1, int stride = 1, int groups = 1,
             bool act = true);

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "zoo/coco_names.h"
+#include "zoo/probe.h"
 #include "zoo/ultra_builder.h"
 #include "zoo/yolo11_blocks.h"
 #include "zoo/yolo11_head.h"
@@ -17,6 +18,10 @@ using zoo::Scope;
 
 constexpr uint64_t kZooSeed = 0x59304C4F3131ull;  // fixed: the zoo is the same everywhere
 constexpr int64_t kImgsz = 640;
+// Calibration: synthetic scenes (plus one blank gray frame) at a quarter of the input size,
+// which keeps a build well under a second.
+constexpr int64_t kProbeScenes = 2;
+constexpr int64_t kProbeSize = 160;
 
 // Compound scaling of yolo11.yaml: [depth, width, max_channels].
 struct Scale {
@@ -132,12 +137,16 @@ Graph build_yolo11(const std::string& name) {
   g.inputs = {{"images", DType::kFloat32, {1, 3, kImgsz, kImgsz}}};
 
   zoo::UltraBuilder b(g, kZooSeed);
-  std::vector<Feat> p = backbone_and_neck(b, entry->scale, {"images", 3, kImgsz, kImgsz});
+  // Weights are normalized on a few small synthetic scenes (see zoo/probe.h).
+  Feat images{"images", 3, kImgsz, kImgsz,
+              zoo::probe::calibration_batch(kZooSeed, kProbeScenes, kProbeSize)};
+  std::vector<Feat> p = backbone_and_neck(b, entry->scale, images);
   zoo::HeadSpec spec;
   std::vector<std::string> class_names =
       entry->pose ? std::vector<std::string>{"person"} : zoo::coco_class_names();
   spec.nc = static_cast<int64_t>(class_names.size());
   spec.nkpt = entry->pose ? 17 : 0;
+  spec.blank_probe = kProbeScenes;
   int64_t channels = zoo::yolo_head(b, layer(23), p, {8, 16, 32}, spec, "output0");
   int64_t anchors = 0;
   for (const auto& f : p) anchors += f.h * f.w;

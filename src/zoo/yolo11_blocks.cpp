@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "zoo/probe.h"
 
 namespace edgeq::zoo {
 namespace {
@@ -35,9 +36,12 @@ Feat attention(UltraBuilder& b, const Scope& s, const Feat& x, int64_t num_heads
       b.add_node1(s, "Transpose", {attn}, {{"perm", UltraBuilder::attr(swap_last)}});
   std::string mixed = b.add_node1(s, "MatMul", {qkv_parts[2], attn_t});
   std::string bchw = b.int64s(s.path + "/shape_bchw", {1, dim, x.h, x.w});
-  Feat y = x;
+  auto [mixed_probe, v_probe] = probe::attention(qkv.probe, num_heads, key_dim, head_dim,
+                                                 static_cast<float>(1.0 / std::sqrt(key_dim)));
+  Feat y = x, v = x;
+  y.probe = mixed_probe;
+  v.probe = v_probe;
   y.v = b.add_node1(s, "Reshape", {mixed, bchw});
-  Feat v = x;
   v.v = b.add_node1(s, "Reshape", {qkv_parts[2], bchw});
   Feat pe = b.conv(s.child("pe"), v, dim, 3, 1, static_cast<int>(dim), false);
   return b.conv(s.child("proj"), b.add(s, y, pe), dim, 1, 1, 1, false);
@@ -91,6 +95,7 @@ Feat sppf(UltraBuilder& b, const Scope& s, const Feat& x, int64_t c2, int k) {
   for (int i = 0; i < 3; ++i) {
     Scope m = s.call(i == 0 ? "m" : "m_" + std::to_string(i));
     Feat pooled = taps.back();
+    pooled.probe = probe::maxpool(taps.back().probe, k);
     pooled.v = b.add_node1(m, "MaxPool", {taps.back().v},
                            {{"ceil_mode", UltraBuilder::attr(int64_t{0})},
                             {"dilations", UltraBuilder::attr(std::vector<int64_t>{1, 1})},
@@ -125,6 +130,7 @@ Feat upsample2x(UltraBuilder& b, const Scope& s, const Feat& x) {
        {"nearest_mode", UltraBuilder::attr(std::string("floor"))}});
   y.h *= 2;
   y.w *= 2;
+  y.probe = probe::upsample2x(x.probe);
   return y;
 }
 

@@ -8,25 +8,64 @@
 namespace edgeq::zoo {
 namespace {
 
-// Synthetic head outputs: class logits start from Ultralytics' bias prior
-// log(5 / nc / (640 / stride)^2) (about -7 at stride 8 for one class), so only a handful of
-// anchors score above 0.25; DFL bins lean to short distances (a few grid cells) as trained
-// models do; keypoint offsets stay near their anchor.
-const double kBoxGain = 1.0;
-const double kClsGain = 0.5;
-const double kKptGain = 0.5;
+// Synthetic head outputs, per channel (mean, std) over typical inputs. Class logits centre on
+// Ultralytics' bias prior log(5 / nc / (640 / stride)^2) (about -7 at stride 8 for one class);
+// their spread is chosen so that, for Gaussian logits, about kPairsAboveThreshold anchor-class
+// pairs of the stride-32 level would score above 0.25 (real images give a few detections), and
+// a blank gray frame scores nothing (see yolo_head). DFL bins lean to short distances (a few
+// grid cells); keypoints stay near their anchor.
 const double kDflBinSlope = -0.25;
+const double kBoxStd = 1.0;
+const double kKptXyStd = 0.5;
+const double kKptVisMean = 0.5, kKptVisStd = 1.5;
+const double kScoreThreshold = 0.25;
+const double kPairsAboveThreshold = 0.1;
 
-std::vector<float> box_bias(int64_t reg_max) {
-  std::vector<float> bias;
+double class_prior(int64_t nc, int64_t stride) {
+  return std::log(5.0 / nc / std::pow(640.0 / stride, 2));
+}
+
+// z with P(N(0,1) > z) = p, by bisection.
+double normal_upper_quantile(double p) {
+  double lo = 0, hi = 40;
+  for (int i = 0; i < 200; ++i) {
+    double mid = 0.5 * (lo + hi);
+    (0.5 * std::erfc(mid / std::sqrt(2.0)) > p ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+ConvTarget box_target(int64_t reg_max) {
+  ConvTarget t;
   for (int side = 0; side < 4; ++side)
-    for (int64_t j = 0; j < reg_max; ++j) bias.push_back(static_cast<float>(kDflBinSlope * j));
-  return bias;
+    for (int64_t j = 0; j < reg_max; ++j) {
+      t.mean.push_back(kDflBinSlope * j);
+      t.std.push_back(kBoxStd);
+    }
+  return t;
+}
+
+ConvTarget class_target(int64_t nc, int64_t stride, double spread) {
+  ConvTarget t;
+  t.mean.assign(nc, class_prior(nc, stride));
+  t.std.assign(nc, spread);
+  return t;
+}
+
+ConvTarget keypoint_target(int64_t nkpt, int64_t kpt_dim) {
+  ConvTarget t;
+  for (int64_t k = 0; k < nkpt; ++k)
+    for (int64_t d = 0; d < kpt_dim; ++d) {
+      bool vis = d == 2;
+      t.mean.push_back(vis ? kKptVisMean : 0.0);
+      t.std.push_back(vis ? kKptVisStd : kKptXyStd);
+    }
+  return t;
 }
 
 // Conv(x, c, 3), Conv(c, c, 3), nn.Conv2d(c, cout, 1): the box and keypoint branch shape.
 Feat two_conv_branch(UltraBuilder& b, const Scope& s, const Feat& x, int64_t c, int64_t cout,
-                     const ConvInit& last) {
+                     const ConvTarget& last) {
   Feat y = b.conv(s.seq(0), x, c, 3);
   y = b.conv(s.seq(1), y, c, 3);
   return b.conv2d(s.seq(2), y, cout, 1, 1, 1, last);
@@ -35,7 +74,7 @@ Feat two_conv_branch(UltraBuilder& b, const Scope& s, const Feat& x, int64_t c, 
 // Sequential(DWConv(x, x, 3), Conv(x, c3, 1)), Sequential(DWConv(c3, c3, 3), Conv(c3, c3, 1)),
 // nn.Conv2d(c3, nc, 1): the class branch of YOLO11 (non-legacy Detect).
 Feat class_branch(UltraBuilder& b, const Scope& s, const Feat& x, int64_t c3, int64_t nc,
-                  const ConvInit& last) {
+                  const ConvTarget& last) {
   Feat y = x;
   for (int i = 0; i < 2; ++i) {
     Scope blk = s.seq(i);
@@ -43,6 +82,20 @@ Feat class_branch(UltraBuilder& b, const Scope& s, const Feat& x, int64_t c3, in
     y = b.conv(blk.seq(1), y, c3, 1);
   }
   return b.conv2d(s.seq(2), y, nc, 1, 1, 1, last);
+}
+
+// Lowers the bias of each class channel whose logit on the blank calibration frame exceeds
+// `ceiling` anywhere (the border, where zero padding meets gray, is where it does), so that a
+// gray frame gives no detections, as with a trained model.
+void quiet_on_blank(UltraBuilder& b, const Scope& conv, const Feat& logits, int64_t blank,
+                    double ceiling) {
+  Tensor& bias = b.graph().initializers.at(conv.param + ".bias");
+  const int64_t plane = logits.probe.dim(2) * logits.probe.dim(3);
+  for (int64_t c = 0; c < logits.c; ++c) {
+    const float* p = logits.probe.data<float>() + (blank * logits.c + c) * plane;
+    double top = *std::max_element(p, p + plane);
+    if (top > ceiling) bias.data<float>()[c] -= static_cast<float>(top - ceiling);
+  }
 }
 
 // Flattens [1, C, H, W] to [1, C, H*W] with the shape constant the export uses.
@@ -95,29 +148,31 @@ int64_t yolo_head(UltraBuilder& b, const Scope& s, const std::vector<Feat>& feat
   std::string kpt_raw;
   if (nk > 0) {
     const int64_t c4 = std::max(ch0 / 4, nk);
-    ConvInit last;
-    last.gain = kKptGain;
     std::vector<std::string> flat;
     for (int64_t l = 0; l < nl; ++l) {
-      Feat k = two_conv_branch(b, s.item("cv4", static_cast<int>(l)), feats[l], c4, nk, last);
+      Feat k = two_conv_branch(b, s.item("cv4", static_cast<int>(l)), feats[l], c4, nk,
+                               keypoint_target(spec.nkpt, spec.kpt_dim));
       flat.push_back(flatten(b, s, k));
     }
     kpt_raw = concat_axis(b, s, flat, -1);
   }
 
   // Per level: box (4 x reg_max DFL logits) and class logits, concatenated on channels.
+  const Feat& coarsest = feats.back();
+  const double logit_threshold = std::log(kScoreThreshold / (1 - kScoreThreshold));
+  const double class_spread =
+      (logit_threshold - class_prior(spec.nc, strides.back())) /
+      normal_upper_quantile(kPairsAboveThreshold / (spec.nc * coarsest.h * coarsest.w));
   std::vector<std::string> levels;
   for (int64_t l = 0; l < nl; ++l) {
-    ConvInit box;
-    box.gain = kBoxGain;
-    box.bias = box_bias(spec.reg_max);
-    ConvInit cls;
-    cls.gain = kClsGain;
-    double prior = std::log(5.0 / spec.nc / std::pow(640.0 / strides[l], 2));
-    cls.bias.assign(spec.nc, static_cast<float>(prior));
-    Feat bx =
-        two_conv_branch(b, s.item("cv2", static_cast<int>(l)), feats[l], c2, 4 * spec.reg_max, box);
-    Feat cl = class_branch(b, s.item("cv3", static_cast<int>(l)), feats[l], c3, spec.nc, cls);
+    Feat bx = two_conv_branch(b, s.item("cv2", static_cast<int>(l)), feats[l], c2, 4 * spec.reg_max,
+                              box_target(spec.reg_max));
+    Scope cls_scope = s.item("cv3", static_cast<int>(l));
+    Feat cl = class_branch(b, cls_scope, feats[l], c3, spec.nc,
+                           class_target(spec.nc, strides[l], class_spread));
+    if (spec.blank_probe >= 0)
+      quiet_on_blank(b, cls_scope.seq(2), cl, spec.blank_probe,
+                     0.5 * (class_prior(spec.nc, strides[l]) + logit_threshold));
     levels.push_back(concat_axis(b, s, {bx.v, cl.v}, 1));
   }
   // The flattening Reshapes come after all per-level Concats, as in the export.

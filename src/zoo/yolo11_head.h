@@ -15,6 +15,9 @@ struct HeadSpec {
   int64_t nkpt = 0;     // keypoints (0: plain Detect)
   int64_t kpt_dim = 3;  // x, y, visibility
   int64_t reg_max = 16;
+  // Index of the blank gray frame in the calibration batch (-1: none); class biases are
+  // lowered until it scores well below the 0.25 threshold everywhere.
+  int64_t blank_probe = -1;
 };
 
 // Builds the head at scope s over the P3/P4/P5 features with their strides; names the final
