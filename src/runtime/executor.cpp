@@ -51,7 +51,12 @@ struct Step {
   std::vector<const Tensor*> in;
   std::vector<Tensor*> out;
   std::vector<int> in_slots, out_slots;
-  std::vector<std::pair<std::string, int>> hooks;  // value, plain slot to show it from
+  struct HookCall {
+    std::string value;
+    int logical_slot = -1;  // plain copy, when some hook wants the logical view
+    int stored_slot = -1;
+  };
+  std::vector<HookCall> hooks;
 };
 
 struct Executor::Plan {
@@ -62,7 +67,7 @@ struct Executor::Plan {
   std::vector<Step> steps;
   std::vector<std::pair<std::string, int>> input_slots;   // graph input -> slot
   std::vector<std::pair<std::string, int>> output_slots;  // graph output -> slot (-1: constant)
-  std::vector<std::pair<std::string, int>> input_hooks;
+  std::vector<std::pair<std::string, int>> input_hooks;  // graph inputs are stored plain
   Tensor arena;
   size_t arena_bytes = 0;
   int threads = 1;
@@ -71,8 +76,8 @@ struct Executor::Plan {
 Executor::Executor(Graph graph, ExecutorOptions opt) : graph_(std::move(graph)), opt_(opt) {}
 Executor::~Executor() = default;
 
-void Executor::add_hook(const std::string& value, Hook fn) {
-  hooks_[value].push_back(std::move(fn));
+void Executor::add_hook(const std::string& value, Hook fn, HookView view) {
+  hooks_[value].push_back({std::move(fn), view});
   plan_.reset();
 }
 
@@ -293,11 +298,13 @@ void Executor::prepare() {
     }
     std::vector<std::string> produced = node.outputs;
     p.steps.push_back(std::move(s));
-    for (const auto& v : produced)
-      if (!v.empty() && hooks_for(v)) {
-        int plain = slot_in(v, Layout::kPlain);
-        p.steps.back().hooks.push_back({v, plain});
-      }
+    for (size_t o = 0; o < produced.size(); ++o) {
+      const std::string& v = produced[o];
+      if (v.empty() || !hooks_for(v)) continue;
+      int stored = p.steps.back().out_slots[o];
+      int logical = needs_logical_view(v) ? slot_in(v, Layout::kPlain) : -1;
+      p.steps.back().hooks.push_back({v, logical, stored});
+    }
   }
 
   // Graph outputs: always plain, in caller-owned tensors.
@@ -324,7 +331,9 @@ void Executor::prepare() {
       if (id >= 0) p.slots[id].first = std::min(p.slots[id].first, si);
     for (int id : s.in_slots)
       if (id >= 0) p.slots[id].last = std::max(p.slots[id].last, si);
-    for (const auto& h : s.hooks) p.slots[h.second].last = std::max(p.slots[h.second].last, si);
+    for (const auto& h : s.hooks)
+      for (int id : {h.logical_slot, h.stored_slot})
+        if (id >= 0) p.slots[id].last = std::max(p.slots[id].last, si);
   }
   for (const auto& o : p.output_slots)
     if (o.second >= 0) p.slots[o.second].external = true;
@@ -399,7 +408,7 @@ std::map<std::string, Tensor> Executor::run(const std::map<std::string, Tensor>&
     sl.view = Tensor::view(t.dtype(), t.shape(), t.raw());
     result[name] = t;
   }
-  for (const auto& [name, id] : p.input_hooks) call_hooks(name, p.slots[id].view);
+  for (const auto& [name, id] : p.input_hooks) call_hooks(name, p.slots[id].view, p.slots[id].view);
   for (Step& s : p.steps) {
     auto t0 = opt_.profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     switch (s.kind) {
@@ -409,7 +418,10 @@ std::map<std::string, Tensor> Executor::run(const std::map<std::string, Tensor>&
     }
     if (opt_.profile)
       s.ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    for (const auto& [name, id] : s.hooks) call_hooks(name, p.slots[id].view);
+    for (const auto& h : s.hooks) {
+      const Tensor& stored = p.slots[h.stored_slot].view;
+      call_hooks(h.value, h.logical_slot >= 0 ? p.slots[h.logical_slot].view : stored, stored);
+    }
   }
   for (const auto& [name, id] : p.output_slots)
     if (id >= 0 && graph_.find_input(name)) result[name] = inputs.at(name).clone();
@@ -423,11 +435,18 @@ std::vector<StepTime> Executor::profile() const {
   return out;
 }
 
-void Executor::call_hooks(const std::string& value, const Tensor& t) {
-  if (auto it = hooks_.find(value); it != hooks_.end())
-    for (auto& h : it->second) h(value, t);
-  if (auto it = hooks_.find("*"); it != hooks_.end())
-    for (auto& h : it->second) h(value, t);
+bool Executor::needs_logical_view(const std::string& value) const {
+  for (const char* key : {value.c_str(), "*"})
+    if (auto it = hooks_.find(key); it != hooks_.end())
+      for (const auto& h : it->second)
+        if (h.view == HookView::kLogical) return true;
+  return false;
+}
+
+void Executor::call_hooks(const std::string& value, const Tensor& logical, const Tensor& stored) {
+  for (const char* key : {value.c_str(), "*"})
+    if (auto it = hooks_.find(key); it != hooks_.end())
+      for (auto& h : it->second) h.fn(value, h.view == HookView::kLogical ? logical : stored);
 }
 
 const ValueDesc& Executor::desc(const std::string& value) {

@@ -32,6 +32,11 @@ struct StepTime {
 // reference past the call (the buffer is reused).
 using Hook = std::function<void(const std::string& value, const Tensor& t)>;
 
+// What a hook is shown: the value in its ONNX layout (a converted copy when the executor keeps
+// it in NHWC), or the value as stored (any layout; for statistics that ignore element order,
+// this avoids the conversion).
+enum class HookView { kLogical, kAsStored };
+
 class Executor {
  public:
   explicit Executor(Graph graph, ExecutorOptions opt = {});
@@ -41,7 +46,7 @@ class Executor {
 
   // Watches one value (a graph input, node output or graph output). "*" watches every
   // float activation. Hooks must be added before the first run (or call prepare() again).
-  void add_hook(const std::string& value, Hook fn);
+  void add_hook(const std::string& value, Hook fn, HookView view = HookView::kLogical);
   void clear_hooks();
 
   // Builds the plan; run() calls it when needed. Throws on unsupported ops or bad shapes.
@@ -63,10 +68,15 @@ class Executor {
 
  private:
   struct Plan;
-  void call_hooks(const std::string& value, const Tensor& t);
+  void call_hooks(const std::string& value, const Tensor& logical, const Tensor& stored);
+  bool needs_logical_view(const std::string& value) const;
   Graph graph_;
   ExecutorOptions opt_;
-  std::map<std::string, std::vector<Hook>> hooks_;
+  struct HookEntry {
+    Hook fn;
+    HookView view;
+  };
+  std::map<std::string, std::vector<HookEntry>> hooks_;
   std::unique_ptr<Plan> plan_;
 };
 

@@ -1,0 +1,152 @@
+// Executor planning: hooks (logical and as-stored views), fusion guarded by hooks, arena plan.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "runtime/executor.h"
+#include "runtime/memory_plan.h"
+
+namespace edgeq {
+namespace {
+
+// x -> Conv(3x3, 4->6, pad 1) -> t -> Sigmoid -> s -> Mul(t, s) -> y -> Reshape -> out [1, 6*5*7]
+Graph silu_graph() {
+  Graph g;
+  g.inputs.push_back({"x", DType::kFloat32, {1, 4, 5, 7}});
+  g.outputs.push_back({"out", DType::kFloat32, {1, 210}});
+  Tensor w(DType::kFloat32, {6, 4, 3, 3});
+  std::mt19937 rng(3);
+  std::normal_distribution<float> n(0.f, 0.3f);
+  for (int64_t i = 0; i < w.numel(); ++i) w.data<float>()[i] = n(rng);
+  g.initializers["w"] = w;
+  g.initializers["shape"] = Tensor::from_vector<int64_t>({2}, {1, 210});
+  Node conv{"conv", "Conv", "", {"x", "w"}, {"t"}, {}};
+  Attribute pads;
+  pads.kind = Attribute::Kind::kInts;
+  pads.ints = {1, 1, 1, 1};
+  conv.attrs["pads"] = pads;
+  g.nodes.push_back(conv);
+  g.nodes.push_back({"sig", "Sigmoid", "", {"t"}, {"s"}, {}});
+  g.nodes.push_back({"mul", "Mul", "", {"t", "s"}, {"y"}, {}});
+  g.nodes.push_back({"flat", "Reshape", "", {"y", "shape"}, {"out"}, {}});
+  return g;
+}
+
+// Plain conv output t in NCHW, for checking what hooks see.
+std::vector<float> reference_conv(const Graph& g, const Tensor& x) {
+  const Tensor& w = g.initializers.at("w");
+  std::vector<float> t(6 * 5 * 7, 0.f);
+  for (int o = 0; o < 6; ++o)
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 7; ++j) {
+        double acc = 0;
+        for (int c = 0; c < 4; ++c)
+          for (int ki = 0; ki < 3; ++ki)
+            for (int kj = 0; kj < 3; ++kj) {
+              int yi = i + ki - 1, xj = j + kj - 1;
+              if (yi < 0 || yi >= 5 || xj < 0 || xj >= 7) continue;
+              acc += double(x.data<float>()[(c * 5 + yi) * 7 + xj]) * w.data<float>()[((o * 4 + c) * 3 + ki) * 3 + kj];
+            }
+        t[(o * 5 + i) * 7 + j] = float(acc);
+      }
+  return t;
+}
+
+Tensor random_input() {
+  Tensor x(DType::kFloat32, {1, 4, 5, 7});
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-2.f, 2.f);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = u(rng);
+  return x;
+}
+
+TEST(Executor, HookOnFusedValueSeesLogicalLayoutAndCorrectValues) {
+  Graph g = silu_graph();
+  Tensor x = random_input();
+  std::vector<float> seen;
+  Executor ex(g);
+  ex.add_hook("t", [&](const std::string&, const Tensor& t) {
+    EXPECT_EQ(t.shape(), (Shape{1, 6, 5, 7}));
+    seen.assign(t.data<float>(), t.data<float>() + t.numel());
+  });
+  Tensor out = ex.run({{"x", x}}).at("out");
+  std::vector<float> ref = reference_conv(g, x);
+  ASSERT_EQ(seen.size(), ref.size());
+  for (size_t i = 0; i < ref.size(); ++i) {
+    EXPECT_NEAR(seen[i], ref[i], 1e-4);
+    float silu = ref[i] / (1.f + std::exp(-ref[i]));
+    EXPECT_NEAR(out.data<float>()[i], silu, 1e-4);
+  }
+}
+
+TEST(Executor, FusedAndUnfusedAgree) {
+  Graph g = silu_graph();
+  Tensor x = random_input();
+  ExecutorOptions plain;
+  plain.fuse = false;
+  plain.channels_last = false;
+  Tensor a = Executor(g).run({{"x", x}}).at("out");
+  Tensor b = Executor(g, plain).run({{"x", x}}).at("out");
+  for (int64_t i = 0; i < a.numel(); ++i) EXPECT_NEAR(a.data<float>()[i], b.data<float>()[i], 1e-5);
+}
+
+TEST(Executor, WatchAllSeesEveryActivationOnceAndStoredViewHasSameValues) {
+  Graph g = silu_graph();
+  Tensor x = random_input();
+  std::map<std::string, std::vector<float>> logical, stored;
+  Executor ex(g);
+  ex.add_hook("*", [&](const std::string& v, const Tensor& t) {
+    EXPECT_FALSE(logical.count(v)) << v << " seen twice";
+    logical[v].assign(t.data<float>(), t.data<float>() + t.numel());
+  });
+  ex.add_hook("*", [&](const std::string& v, const Tensor& t) {
+    stored[v].assign(t.data<float>(), t.data<float>() + t.numel());
+  }, HookView::kAsStored);
+  ex.run({{"x", x}});
+  for (const char* v : {"x", "t", "s", "y", "out"}) {
+    ASSERT_TRUE(logical.count(v)) << v;
+    auto a = logical[v], b = stored[v];
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    EXPECT_EQ(a, b) << v;
+  }
+  EXPECT_EQ(logical.size(), 5u);
+}
+
+TEST(MemoryPlan, OverlappingLifetimesNeverShareBytes) {
+  std::mt19937 rng(5);
+  std::vector<BufferLife> bufs;
+  for (int i = 0; i < 200; ++i) {
+    int first = rng() % 100;
+    bufs.push_back({size_t(1 + rng() % 5000), first, first + int(rng() % 20)});
+  }
+  size_t total = 0;
+  auto off = plan_arena(bufs, &total);
+  size_t sum = 0;
+  for (size_t i = 0; i < bufs.size(); ++i) {
+    sum += bufs[i].bytes;
+    EXPECT_EQ(off[i] % 64, 0u);
+    EXPECT_LE(off[i] + bufs[i].bytes, total);
+    for (size_t j = i + 1; j < bufs.size(); ++j) {
+      bool live_together = bufs[i].first <= bufs[j].last && bufs[j].first <= bufs[i].last;
+      bool overlap = off[i] < off[j] + bufs[j].bytes && off[j] < off[i] + bufs[i].bytes;
+      EXPECT_FALSE(live_together && overlap) << i << " and " << j;
+    }
+  }
+  EXPECT_LT(total, sum);  // reuse happened
+}
+
+TEST(Executor, RejectsWrongInputWithOneClearMessage) {
+  Executor ex(silu_graph());
+  try {
+    ex.run({{"x", Tensor(DType::kFloat32, {1, 4, 5, 8})}});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("[1,4,5,7]"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace edgeq
