@@ -9,7 +9,7 @@ Calibrator::Calibrator(Graph graph, std::string model_sha256, std::string prepro
   stats_.preprocessing = std::move(preprocessing);
   executor_.add_hook("*", [this](const std::string& v, const Tensor& t) {
     if (t.dtype() == DType::kFloat32) stats_.observe(v, t);
-  });
+  }, HookView::kAsStored);  // statistics ignore element order: skip NHWC -> NCHW copies
 }
 
 void Calibrator::add(const std::map<std::string, Tensor>& inputs) {
