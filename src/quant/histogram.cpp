@@ -90,56 +90,150 @@ void Histogram::fit_range() {
   bins_.swap(out);
 }
 
-void Histogram::add(const float* x, int64_t n) {
-  if (n <= 0) return;
+namespace {
+
+// min / max of the finite values and the NaN / Inf counts of x[0, n).
+struct Scan {
   float lo = INFINITY, hi = -INFINITY;
   uint64_t nan = 0, inf = 0;
-#pragma omp parallel for reduction(min : lo) reduction(max : hi) reduction(+ : nan, inf) \
+};
+
+Scan scan(const float* x, int64_t n) {
+  float lo = INFINITY, hi = -INFINITY;
+  uint64_t nan = 0;
+  // Comparisons with NaN are false, so NaN never becomes lo or hi; +-Inf may, and then a second
+  // (rare) pass separates them.
+#pragma omp parallel for simd reduction(min : lo) reduction(max : hi) reduction(+ : nan) \
     if (n >= kParallelMin)
   for (int64_t i = 0; i < n; ++i) {
     float v = x[i];
-    if (std::isnan(v)) {
-      ++nan;
-    } else if (std::isinf(v)) {
-      ++inf;
-    } else {
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
+    lo = v < lo ? v : lo;
+    hi = v > hi ? v : hi;
+    nan += v != v;
+  }
+  Scan s{lo, hi, nan, 0};
+  if (std::isinf(lo) || std::isinf(hi)) {
+    s.lo = INFINITY;
+    s.hi = -INFINITY;
+    for (int64_t i = 0; i < n; ++i) {
+      float v = x[i];
+      if (std::isinf(v)) {
+        ++s.inf;
+      } else if (!std::isnan(v)) {
+        s.lo = std::min(s.lo, v);
+        s.hi = std::max(s.hi, v);
+      }
     }
   }
-  nan_ += nan;
-  inf_ += inf;
-  uint64_t finite = static_cast<uint64_t>(n) - nan - inf;
+  return s;
+}
+
+// Counts finite values that lie within the bins. Global bin indices below 2^24 are exact in
+// float, which lets the index computation vectorize; four interleaved uint32 sub-histograms break
+// the store-to-load chains of runs of equal bins and keep the working set small.
+class FastCounter {
+ public:
+  FastCounter(size_t nb, float inv_width, float first)
+      : nb_(nb), inv_width_(inv_width), first_(first), sub_(4 * nb, 0) {}
+
+  void add(const float* x, int64_t n) {
+    constexpr int64_t kBlock = 1024;
+    int32_t idx[kBlock];
+    for (int64_t start = 0; start < n; start += kBlock) {
+      const int64_t m = std::min(kBlock, n - start);
+      const float* v = x + start;
+#pragma omp simd
+      for (int64_t i = 0; i < m; ++i)
+        idx[i] = static_cast<int32_t>(std::floor(v[i] * inv_width_) - first_);
+      uint32_t* s = sub_.data();
+      int64_t i = 0;
+      for (; i + 4 <= m; i += 4) {
+        ++s[idx[i]];
+        ++s[nb_ + idx[i + 1]];
+        ++s[2 * nb_ + idx[i + 2]];
+        ++s[3 * nb_ + idx[i + 3]];
+      }
+      for (; i < m; ++i) ++s[idx[i]];
+      pending_ += m;
+      if (pending_ > (int64_t{1} << 30)) flush_into(spill_);  // before any uint32 overflows
+    }
+  }
+
+  // Adds the counts to bins (nb of them) and clears them.
+  void flush_into(std::vector<uint64_t>& bins) {
+    if (bins.empty()) bins.assign(nb_, 0);
+    for (size_t b = 0; b < nb_; ++b) {
+      bins[b] += uint64_t{sub_[b]} + sub_[nb_ + b] + sub_[2 * nb_ + b] + sub_[3 * nb_ + b];
+      sub_[b] = sub_[nb_ + b] = sub_[2 * nb_ + b] = sub_[3 * nb_ + b] = 0;
+    }
+    pending_ = 0;
+  }
+  void flush_into(uint64_t* bins) {
+    std::vector<uint64_t> all;
+    flush_into(all);
+    for (size_t b = 0; b < spill_.size(); ++b) all[b] += spill_[b];
+    spill_.clear();
+    for (size_t b = 0; b < nb_; ++b) bins[b] += all[b];
+  }
+
+ private:
+  size_t nb_;
+  float inv_width_, first_;
+  std::vector<uint32_t> sub_;
+  std::vector<uint64_t> spill_;
+  int64_t pending_ = 0;
+};
+
+}  // namespace
+
+void Histogram::add(const float* x, int64_t n) {
+  if (n <= 0) return;
+  Scan sc = scan(x, n);
+  nan_ += sc.nan;
+  inf_ += sc.inf;
+  uint64_t finite = static_cast<uint64_t>(n) - sc.nan - sc.inf;
   if (finite == 0) return;
   if (count_ == 0) {
-    min_ = lo;
-    max_ = hi;
+    min_ = sc.lo;
+    max_ = sc.hi;
   } else {
-    min_ = std::min(min_, lo);
-    max_ = std::max(max_, hi);
+    min_ = std::min(min_, sc.lo);
+    max_ = std::max(max_, sc.hi);
   }
   count_ += finite;
   fit_range();
 
-  const double inv_width = std::ldexp(1.0, -exponent_);
   const int64_t first = first_bin_;
+  const int64_t last = first + static_cast<int64_t>(bins_.size()) - 1;
   const size_t nb = bins_.size();
   uint64_t* bins = bins_.data();
-  auto index = [&](float v) {
-    return static_cast<size_t>(static_cast<int64_t>(std::floor(v * inv_width)) - first);
-  };
-  if (n < kParallelMin || nan + inf > 0) {
+  const bool fast =
+      sc.nan + sc.inf == 0 && std::max(std::llabs(first), std::llabs(last)) < (1 << 24);
+  if (!fast) {  // exact in double for any index; skips NaN and Inf
+    const double inv_width = std::ldexp(1.0, -exponent_);
     for (int64_t i = 0; i < n; ++i)
-      if (std::isfinite(x[i])) ++bins[index(x[i])];
+      if (std::isfinite(x[i]))
+        ++bins[static_cast<int64_t>(std::floor(static_cast<double>(x[i]) * inv_width)) - first];
+    return;
+  }
+  const float inv_width = std::ldexp(1.0f, -exponent_);
+  const float ffirst = static_cast<float>(first);
+  if (n < kParallelMin) {
+    FastCounter counter(nb, inv_width, ffirst);
+    counter.add(x, n);
+    counter.flush_into(bins);
     return;
   }
 #pragma omp parallel
   {
-    std::vector<uint64_t> local(nb, 0);
-#pragma omp for nowait
-    for (int64_t i = 0; i < n; ++i) ++local[index(x[i])];
+    FastCounter counter(nb, inv_width, ffirst);
+#pragma omp for schedule(static) nowait
+    for (int64_t c = 0; c < (n + kParallelMin - 1) / kParallelMin; ++c) {
+      int64_t b = c * kParallelMin;
+      counter.add(x + b, std::min(kParallelMin, n - b));
+    }
 #pragma omp critical(edgeq_histogram_add)
-    for (size_t b = 0; b < nb; ++b) bins[b] += local[b];
+    counter.flush_into(bins);
   }
 }
 
