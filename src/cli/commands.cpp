@@ -10,6 +10,8 @@ void register_all(CLI::App& app) {
   register_run(app);
   register_cut(app);
   register_compare(app);
+  register_doctor(app);
+  register_patch(app);
 }
 
 }  // namespace edgeq::cli

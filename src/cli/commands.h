@@ -14,5 +14,7 @@ void register_zoo(CLI::App& app);
 void register_run(CLI::App& app);
 void register_cut(CLI::App& app);
 void register_compare(CLI::App& app);
+void register_doctor(CLI::App& app);
+void register_patch(CLI::App& app);
 
 }  // namespace edgeq::cli

@@ -1,0 +1,194 @@
+#include "analysis/doctor.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "analysis/float_tails.h"
+#include "analysis/qdq_view.h"
+#include "analysis/truncation.h"
+#include "core/error.h"
+#include "quant/qdq_import.h"
+
+namespace edgeq {
+namespace {
+
+std::set<std::string> value_names(const Graph& g) {
+  std::set<std::string> names;
+  for (const ValueInfo& v : g.inputs) names.insert(v.name);
+  for (const Node& n : g.nodes) names.insert(n.outputs.begin(), n.outputs.end());
+  return names;
+}
+
+double input_width(const Graph& g) {
+  if (!g.inputs.empty() && !g.inputs[0].shape.empty() && g.inputs[0].shape.back() > 0)
+    return static_cast<double>(g.inputs[0].shape.back());
+  return 640;
+}
+
+int concat_bits(const std::map<std::string, TensorEncoding>& enc) {
+  bool any = false;
+  for (const auto& kv : enc) {
+    if (kv.second.is_float || kv.second.channels.empty()) continue;
+    any = true;
+    if (kv.second.channels[0].bitwidth < 16) return 8;
+  }
+  return any ? 16 : 8;
+}
+
+}  // namespace
+
+DoctorReport run_doctor(const Graph& model, const EncodingSet* encodings_file, const Stats* stats,
+                        const TargetOps& target) {
+  DoctorReport r;
+  r.target = target.target;
+  for (const Node& n : model.nodes) r.qdq |= is_qdq_op(n);
+  Graph view = strip_qdq(model);
+
+  std::map<std::string, TensorEncoding> acts;
+  if (encodings_file) {
+    std::set<std::string> names = value_names(view);
+    for (const auto& kv : encodings_file->activations)
+      EDGEQ_CHECK(names.count(kv.first), "encodings: activation '", kv.first,
+                  "' is not a value of the model");
+    acts = encodings_file->activations;
+    r.encodings_from = "file";
+  } else if (r.qdq) {
+    acts = encodings_from_qdq(model).activations;
+    r.encodings_from = "model";
+  } else {
+    r.encodings_from = "none";
+  }
+  for (const auto& kv : acts) r.activation_encodings += !kv.second.is_float;
+
+  r.box_decode = find_box_decode(view);
+  auto pixels = pixel_meanings(view);
+  std::vector<Finding>& f = r.findings;
+  if (r.box_decode) {
+    const BoxDecode& b = *r.box_decode;
+    std::string strides;
+    for (int s : b.to_pixels.strides) strides += (strides.empty() ? "" : "/") + std::to_string(s);
+    f.push_back({Severity::kInfo,
+                 "head",
+                 b.concat,
+                 b.concat_node,
+                 "box decode found by structure: Concat of centre '" + b.centre +
+                     "' (Div) and "
+                     "size '" +
+                     b.size + "' (Sub), x strides " + strides + " -> '" + b.to_pixels.pixels + "'",
+                 0,
+                 {}});
+  }
+
+  if (stats) {
+    r.has_stats = true;
+    for (const auto& [name, h] : stats->values) r.ranges.push_back(value_range(name, h));
+    auto add = [&](std::vector<Finding> more) {
+      f.insert(f.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+    };
+    add(range_findings(*stats, pixels, acts));
+    add(tap_block_findings(*stats));
+    add(truncation_findings(acts, *stats, pixels, input_width(view)));
+    int bits = concat_bits(acts);
+    r.concats = concat_spans(view, *stats, bits);
+    add(concat_findings(r.concats, target.shares_concat_encoding, bits));
+    size_t missing = 0;
+    for (const auto& kv : acts) missing += !stats->values.count(kv.first);
+    if (missing)
+      f.push_back({Severity::kWarning,
+                   "stats",
+                   "",
+                   "",
+                   std::to_string(missing) + " encoded values have no statistics (stats of "
+                                             "another model?): truncation is not judged for them",
+                   0,
+                   {{"missing", double(missing)}}});
+  } else {
+    f.push_back({Severity::kInfo,
+                 "stats",
+                 "",
+                 "",
+                 "no --stats: ranges, truncation and concat spans need FP32 calibration "
+                 "statistics (edgeq calibrate, or doctor --images)",
+                 0,
+                 {}});
+  }
+  auto tails = float_tail_findings(model, target);
+  f.insert(f.end(), tails.begin(), tails.end());
+  auto placement = op_support_findings(model, target);
+  f.insert(f.end(), placement.begin(), placement.end());
+  sort_findings(f);
+  return r;
+}
+
+nlohmann::json doctor_report_to_json(const DoctorReport& r) {
+  nlohmann::json j;
+  j["target"] = r.target;
+  j["qdq"] = r.qdq;
+  j["encodings_from"] = r.encodings_from;
+  j["activation_encodings"] = r.activation_encodings;
+  j["has_stats"] = r.has_stats;
+  size_t counts[3] = {0, 0, 0};
+  for (const Finding& x : r.findings) counts[static_cast<int>(x.severity)]++;
+  j["summary"] = {{"errors", counts[2]}, {"warnings", counts[1]}, {"info", counts[0]}};
+  if (r.box_decode)
+    j["box_decode"] = {{"concat", r.box_decode->concat},
+                       {"centre", r.box_decode->centre},
+                       {"size", r.box_decode->size},
+                       {"pixels", r.box_decode->to_pixels.pixels},
+                       {"strides", r.box_decode->to_pixels.strides}};
+  nlohmann::json fs = nlohmann::json::array();
+  for (const Finding& x : r.findings) fs.push_back(finding_to_json(x));
+  j["findings"] = fs;
+  nlohmann::json rs = nlohmann::json::array();
+  for (const ValueRange& v : r.ranges)
+    rs.push_back({{"value", v.value},
+                  {"min", v.min},
+                  {"max", v.max},
+                  {"p0.01", v.p0001},
+                  {"p99.99", v.p9999},
+                  {"span", v.span},
+                  {"step8", v.step8},
+                  {"step16", v.step16},
+                  {"count", v.count},
+                  {"non_finite", v.non_finite}});
+  j["ranges"] = rs;
+  nlohmann::json cs = nlohmann::json::array();
+  for (const ConcatSpan& c : r.concats)
+    cs.push_back({{"node", c.node},
+                  {"inputs", c.inputs},
+                  {"spans", c.spans},
+                  {"ratio", std::isfinite(c.ratio) ? nlohmann::json(c.ratio) : nullptr},
+                  {"shared_mse_range", {c.shared_lo, c.shared_hi}},
+                  {"cut_input", c.cut_input},
+                  {"cut_fraction", c.cut_fraction}});
+  j["concats"] = cs;
+  return j;
+}
+
+std::string format_doctor_report(const DoctorReport& r, size_t max_info) {
+  std::ostringstream os;
+  size_t counts[3] = {0, 0, 0};
+  for (const Finding& x : r.findings) counts[static_cast<int>(x.severity)]++;
+  os << "doctor (target " << r.target << "): " << (r.qdq ? "QDQ model" : "float model") << ", "
+     << r.activation_encodings << " activation encodings (from " << r.encodings_from << "), "
+     << (r.has_stats ? std::to_string(r.ranges.size()) + " values with FP32 statistics"
+                     : std::string("no statistics"))
+     << "\n"
+     << counts[2] << " errors, " << counts[1] << " warnings, " << counts[0] << " info\n";
+  size_t shown_info = 0;
+  for (const Finding& x : r.findings) {
+    if (x.severity == Severity::kInfo && shown_info++ >= max_info) continue;
+    os << severity_name(x.severity) << " [" << x.kind << "] ";
+    if (!x.value.empty()) os << x.value;
+    if (!x.value.empty() && !x.node.empty()) os << " @ ";
+    if (!x.node.empty()) os << x.node;
+    os << ": " << x.message << "\n";
+  }
+  if (shown_info > max_info)
+    os << "... " << shown_info - max_info << " more info findings (see --json)\n";
+  return os.str();
+}
+
+}  // namespace edgeq

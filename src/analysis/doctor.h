@@ -1,0 +1,48 @@
+// Doctor: every check on one model, findings most severe first.
+//   ranges       (needs stats)      per-value FP32 ranges, pixel-space steps, tap blocks
+//   truncation   (stats+encodings)  encodings that clip the observed range, pin pixels
+//   concat spans (needs stats)      span ratios and tails a shared encoding would cut
+//   float tails  (QDQ models)       ops outside Q/DQ, float graph inputs/outputs
+//   placement    (always)           ops the target cannot run quantized
+// Encodings come from --encodings when given, else from the model's own Q/DQ parameters, so
+// third-party QDQ models work as ours do. Statistics are keyed by FP32 value names; a QDQ
+// model is judged through its float view (analysis/qdq_view.h).
+#pragma once
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/concat_spans.h"
+#include "analysis/finding.h"
+#include "analysis/head_decode.h"
+#include "analysis/op_support.h"
+#include "analysis/value_ranges.h"
+#include "ir/graph.h"
+#include "quant/encodings_json.h"
+#include "quant/stats.h"
+
+namespace edgeq {
+
+struct DoctorReport {
+  std::string target;
+  bool qdq = false;            // the model holds Q/DQ nodes
+  std::string encodings_from;  // "model", "file" or "none"
+  size_t activation_encodings = 0;
+  bool has_stats = false;
+  std::optional<BoxDecode> box_decode;
+  std::vector<ValueRange> ranges;
+  std::vector<ConcatSpan> concats;
+  std::vector<Finding> findings;  // sorted, most severe first
+};
+
+// `encodings_file` / `stats` may be null. Throws naming the value when the encodings file names
+// a value the model does not have.
+DoctorReport run_doctor(const Graph& model, const EncodingSet* encodings_file, const Stats* stats,
+                        const TargetOps& target);
+
+nlohmann::json doctor_report_to_json(const DoctorReport& r);
+// Text for the terminal: a summary line, then findings (info findings capped at `max_info`).
+std::string format_doctor_report(const DoctorReport& r, size_t max_info);
+
+}  // namespace edgeq

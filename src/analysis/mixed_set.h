@@ -1,0 +1,26 @@
+// Mixed-precision sets: the values to keep at 16 bit under W8A8 (QuantConfig::a16), as written
+// by `doctor --sensitivity` and read by `quantize --mixed`:
+//   {"format": "edgeq-mixed", "version": 1, "a16": ["v1", "v2", ...],
+//    "ranking": [{"value": "v1", "rel_l2": 0.031}, ...]}   (ranking optional, informative)
+// The reader also takes a plain JSON list of names, or a text file with one name per line
+// ('#' starts a comment).
+#pragma once
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace edgeq {
+
+struct MixedSet {
+  std::vector<std::string> a16;
+  std::vector<std::pair<std::string, double>> ranking;  // value, relative L2 of the output
+};
+
+std::string mixed_set_to_json(const MixedSet& m);
+void save_mixed_set(const MixedSet& m, const std::string& path);  // atomic
+// Throws one line naming the file and the entry at fault.
+std::set<std::string> parse_mixed_set(const std::string& text, const std::string& what);
+std::set<std::string> load_mixed_set(const std::string& path);
+
+}  // namespace edgeq

@@ -1,0 +1,36 @@
+// Truncation: an activation encoding that does not cover the value's observed FP32 range.
+//
+// A value x saturates when x / scale rounds past the grid, i.e. beyond the encoding's max (min)
+// by more than half a step. Clipped mass = the fraction of calibration values beyond those edges
+// (from the histogram). Overshoots of at most one step are rounding, not truncation, and are
+// not reported. For values of the YOLO head with a pixel meaning (analysis/head_decode.h) the
+// finding names the pixel where outputs pin: encoding max x stride for grid-unit values (e.g.
+// 40.69 x 8 = 325.5 px), the max itself for pixel-space values.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analysis/finding.h"
+#include "analysis/head_decode.h"
+#include "quant/stats.h"
+#include "quant/weight_encoding.h"
+
+namespace edgeq {
+
+struct Clipping {
+  double below = 0, above = 0;      // counts beyond the saturation edges
+  double fraction = 0;              // (below + above) / count
+  double over_lo = 0, over_hi = 0;  // how far the observed min / max lie beyond the encoding
+  double steps_over = 0;            // max(over_lo, over_hi) / scale
+};
+
+Clipping clipping(const Encoding& e, const Histogram& h);
+
+// `input_size`: the model's input width in pixels (pins beyond it are not reachable).
+std::vector<Finding> truncation_findings(const std::map<std::string, TensorEncoding>& encodings,
+                                         const Stats& stats,
+                                         const std::map<std::string, PixelMeaning>& pixels,
+                                         double input_size);
+
+}  // namespace edgeq

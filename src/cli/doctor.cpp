@@ -1,0 +1,138 @@
+// edgeq doctor: what a quantized (or float) model will get wrong, most severe first: truncated
+// encodings (and the pixel where YOLO boxes pin), concat spans, float tails and ops the target
+// cannot run quantized, and optionally per-value sensitivity with a mixed-precision set.
+#include "analysis/doctor.h"
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "analysis/qdq_view.h"
+#include "analysis/sensitivity.h"
+#include "cli/commands.h"
+#include "cli/model_input.h"
+#include "core/error.h"
+#include "core/file_io.h"
+#include "core/sha256.h"
+#include "ir/onnx_io.h"
+#include "quant/calibrator.h"
+#include "quant/quant_plan.h"
+#include "vision/image_io.h"
+#include "vision/letterbox.h"
+
+namespace edgeq::cli {
+namespace {
+
+struct DoctorArgs {
+  std::string model, encodings, stats, target = "cpu", json, images, mixed_out;
+  int sensitivity = 0;
+  double top_percent = 10;
+  int max_images = 8;
+  size_t max_info = 15;
+};
+
+std::vector<std::map<std::string, Tensor>> load_inputs(const Graph& g, const std::string& dir,
+                                                       size_t n) {
+  const ValueInfo& in = image_input(g);
+  std::vector<std::string> paths = list_images(dir);
+  EDGEQ_CHECK(!paths.empty(), "--images: no images in '", dir, "'");
+  if (paths.size() > n) paths.resize(n);
+  std::vector<std::map<std::string, Tensor>> out;
+  for (const std::string& p : paths)
+    out.push_back({{in.name, preprocess_image(read_image(p), static_cast<int>(in.shape[2]),
+                                              static_cast<int>(in.shape[3]), nullptr)}});
+  return out;
+}
+
+void run_doctor_cli(const DoctorArgs& a) {
+  TargetOps target = load_target(a.target);
+  Graph model = load_onnx(a.model);
+  Graph view = strip_qdq(model);
+  EncodingSet file_enc;
+  if (!a.encodings.empty()) file_enc = load_encodings(a.encodings);
+
+  Stats stats;
+  bool have_stats = false;
+  if (!a.stats.empty()) {
+    stats = load_stats(a.stats);
+    have_stats = true;
+  } else if (!a.images.empty()) {
+    auto inputs = load_inputs(view, a.images, a.max_images);
+    std::cerr << "calibrating the model's float view on " << inputs.size() << " images\n";
+    Calibrator cal(view, sha256_hex(read_file(a.model)),
+                   "letterbox, RGB, /255, NCHW (doctor --images)");
+    for (const auto& in : inputs) cal.add(in);
+    stats = cal.take();
+    have_stats = true;
+  }
+
+  DoctorReport rep = run_doctor(model, a.encodings.empty() ? nullptr : &file_enc,
+                                have_stats ? &stats : nullptr, target);
+  std::cout << format_doctor_report(rep, a.max_info);
+  nlohmann::json j = doctor_report_to_json(rep);
+
+  if (a.sensitivity > 0) {
+    EDGEQ_CHECK(have_stats, "--sensitivity needs --stats (for each value's range)");
+    EDGEQ_CHECK(!a.images.empty(), "--sensitivity needs --images");
+    auto inputs = load_inputs(view, a.images, a.sensitivity);
+    QuantConfig c = config_for_scheme("w8a8");
+    c.placement = target.shares_concat_encoding ? Placement::kQnn : Placement::kOrt;
+    QuantPlan plan = plan_quantization(
+        view, c, [&](const std::string& v) { return stats.values.count(v) != 0; });
+    SensitivityOptions opt;
+    opt.progress = [](size_t done, size_t total, const std::string&) {
+      if (done % 25 == 0 || done == total)
+        std::cerr << "sensitivity: " << done << "/" << total << " values\n";
+    };
+    auto ranking = rank_sensitivity(view, stats, plan.activations, inputs, opt);
+    MixedSet mixed = mixed_set_from_ranking(ranking, a.top_percent);
+    std::cout << "sensitivity (one value at 8 bit, rest FP32; rel. L2 of "
+              << view.outputs.at(0).name << " over " << inputs.size() << " images):\n";
+    for (size_t i = 0; i < ranking.size() && i < 10; ++i)
+      std::cout << "  " << i + 1 << ". " << ranking[i].value << "  " << ranking[i].rel_l2 << "\n";
+    std::cout << "mixed set: " << mixed.a16.size() << " of " << ranking.size()
+              << " values at 16 bit (top " << a.top_percent << "%)\n";
+    nlohmann::json s = nlohmann::json::array();
+    for (const auto& r : ranking) s.push_back({{"value", r.value}, {"rel_l2", r.rel_l2}});
+    j["sensitivity"] = {{"images", inputs.size()}, {"ranking", s}, {"a16", mixed.a16}};
+    if (!a.mixed_out.empty()) {
+      save_mixed_set(mixed, a.mixed_out);
+      std::cout << "wrote " << a.mixed_out << " (quantize --mixed)\n";
+    }
+  }
+  if (!a.json.empty()) write_file_atomic(a.json, j.dump(2) + "\n");
+}
+
+}  // namespace
+
+void register_doctor(CLI::App& app) {
+  auto a = std::make_shared<DoctorArgs>();
+  auto* cmd = app.add_subcommand(
+      "doctor", "Find what quantization breaks: truncation, concat spans, float tails, placement");
+  cmd->add_option("--model", a->model, "ONNX model: FP32 or QDQ (ours or a third party's)")
+      ->required();
+  cmd->add_option("--encodings", a->encodings,
+                  "encodings JSON (AIMET/QNN form) to judge instead of the model's Q/DQ");
+  cmd->add_option("--stats", a->stats, "FP32 calibration statistics (edgeq calibrate)");
+  cmd->add_option("--target", a->target,
+                  "qnn-htp | rknn | cpu, or an op table .json (data/targets/ form)")
+      ->capture_default_str();
+  cmd->add_option("--json", a->json, "write all findings, ranges and concat spans as JSON");
+  cmd->add_option("--images", a->images,
+                  "images: calibrate the model's float view when --stats is absent; inputs for "
+                  "--sensitivity");
+  cmd->add_option("--max-images", a->max_images, "images used for calibration")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--sensitivity", a->sensitivity,
+                  "rank values by output error, one at a time at 8 bit, on N images (0: off)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--top-percent", a->top_percent, "share of values the mixed set keeps at 16 bit")
+      ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
+  cmd->add_option("--mixed-out", a->mixed_out, "write the mixed-precision set (quantize --mixed)");
+  cmd->add_option("--max-info", a->max_info, "info findings printed (all are in --json)")
+      ->capture_default_str();
+  cmd->callback([a] { run_doctor_cli(*a); });
+}
+
+}  // namespace edgeq::cli

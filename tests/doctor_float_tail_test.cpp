@@ -1,0 +1,133 @@
+// Float tails and placement: a QDQ graph whose decode tail stays float is flagged for qnn-htp
+// and rknn (and only noted for cpu); the same graph fully inside Q/DQ gives no warning or error.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "analysis/doctor.h"
+#include "analysis/float_tails.h"
+#include "quant/activation_encodings.h"
+#include "quant/calibrator.h"
+#include "quant/qdq_export.h"
+
+namespace edgeq {
+namespace {
+
+Node node(const std::string& name, const std::string& op, std::vector<std::string> in,
+          std::vector<std::string> out) {
+  Node n;
+  n.name = name;
+  n.op_type = op;
+  n.inputs = std::move(in);
+  n.outputs = std::move(out);
+  return n;
+}
+
+// x [1,2,4,4] -> Conv 1x1 -> c -> Sigmoid -> s -> Reshape [1,2,16] -> r
+//   -> Mul(r, 2) -> d -> Add(d, r) -> e -> Concat(e, r) -> y
+Graph model() {
+  Graph g;
+  g.inputs = {{"x", DType::kFloat32, {1, 2, 4, 4}}};
+  g.outputs = {{"y", DType::kFloat32, {1, 4, 16}}};
+  g.initializers["w"] = Tensor::from_vector<float>({2, 2, 1, 1}, {0.5f, -1.0f, 2.0f, 0.25f});
+  g.initializers["b"] = Tensor::from_vector<float>({2}, {0.1f, -0.3f});
+  g.initializers["shape"] = Tensor::from_vector<int64_t>({3}, {1, 2, 16});
+  g.initializers["two"] = Tensor::scalar<float>(2.0f);
+  g.nodes.push_back(node("conv", "Conv", {"x", "w", "b"}, {"c"}));
+  g.nodes.push_back(node("sig", "Sigmoid", {"c"}, {"s"}));
+  g.nodes.push_back(node("reshape", "Reshape", {"s", "shape"}, {"r"}));
+  g.nodes.push_back(node("mul", "Mul", {"r", "two"}, {"d"}));
+  g.nodes.push_back(node("add", "Add", {"d", "r"}, {"e"}));
+  Node cat = node("cat", "Concat", {"e", "r"}, {"y"});
+  Attribute axis;
+  axis.kind = Attribute::Kind::kInt;
+  axis.i = 1;
+  cat.attrs["axis"] = axis;
+  g.nodes.push_back(cat);
+  return g;
+}
+
+Graph quantized(const std::set<std::string>& exclude) {
+  Graph g = model();
+  Calibrator cal(g, "test", "random");
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(0, 1);
+  for (int k = 0; k < 4; ++k) {
+    std::vector<float> v(32);
+    for (float& x : v) x = u(rng);
+    cal.add({{"x", Tensor::from_vector<float>({1, 2, 4, 4}, v)}});
+  }
+  Stats s = cal.take();
+  QuantConfig c = config_for_scheme("w8a8");
+  c.placement = Placement::kQnn;
+  c.exclude_nodes = exclude;
+  QuantPlan plan = plan_quantization(g, c, [&](const std::string& v) { return s.values.count(v); });
+  return export_qdq(g, plan, activation_encodings(g, plan, s, c), c).graph;
+}
+
+int count(const std::vector<Finding>& f, const std::string& kind, Severity at_least) {
+  int n = 0;
+  for (const Finding& x : f) n += x.kind == kind && x.severity >= at_least;
+  return n;
+}
+
+TEST(DoctorFloatTail, DecodeTailOutsideQdqIsFlaggedForNpus) {
+  Graph q = quantized({"mul", "add", "cat"});
+  std::vector<int> fl = float_nodes(q);
+  std::set<std::string> names;
+  for (int i : fl) names.insert(q.nodes[i].name);
+  EXPECT_EQ(names, (std::set<std::string>{"mul", "add", "cat"}));
+  for (const char* t : {"qnn-htp", "rknn"}) {
+    auto f = float_tail_findings(q, load_target(t));
+    EXPECT_EQ(count(f, "float-tail", Severity::kError), 1) << t;
+    EXPECT_EQ(count(f, "float-op", Severity::kWarning), 3) << t;
+    EXPECT_EQ(count(f, "float-io", Severity::kWarning), 1) << t;  // output y written by Concat
+    for (const Finding& x : f)
+      if (x.kind == "float-tail") EXPECT_EQ(x.numbers.at("nodes"), 3) << t;
+  }
+  auto cpu = float_tail_findings(q, load_target("cpu"));
+  EXPECT_EQ(count(cpu, "float-tail", Severity::kInfo), 1);
+  EXPECT_EQ(count(cpu, "float-tail", Severity::kWarning), 0);
+}
+
+TEST(DoctorFloatTail, CleanQdqModelHasNothingSpurious) {
+  Graph q = quantized({});
+  EXPECT_TRUE(float_nodes(q).empty());
+  for (const char* t : {"qnn-htp", "rknn", "cpu"}) {
+    DoctorReport r = run_doctor(q, nullptr, nullptr, load_target(t));
+    EXPECT_TRUE(r.qdq);
+    EXPECT_GT(r.activation_encodings, 0u);
+    for (const Finding& f : r.findings)
+      EXPECT_EQ(f.severity, Severity::kInfo) << t << ": " << f.kind << " " << f.message;
+  }
+}
+
+TEST(DoctorFloatTail, OpsTheTargetCannotRunQuantized) {
+  Graph g = model();
+  g.nodes.push_back(node("nms", "NonMaxSuppression", {"y"}, {"keep"}));
+  auto f = op_support_findings(g, load_target("qnn-htp"));
+  bool nms = false;
+  for (const Finding& x : f)
+    if (x.node == "nms") {
+      nms = true;
+      EXPECT_EQ(x.severity, Severity::kWarning);
+      EXPECT_NE(x.message.find("would run on CPU"), std::string::npos) << x.message;
+    }
+  EXPECT_TRUE(nms);
+  for (const Finding& x : f) EXPECT_EQ(x.node, "nms") << x.message;  // Conv, Sigmoid, ... run
+  auto cpu = op_support_findings(g, load_target("cpu"));
+  for (const Finding& x : cpu) EXPECT_EQ(x.severity, Severity::kInfo);
+}
+
+TEST(DoctorFloatTail, UnknownTargetIsAClearError) {
+  try {
+    load_target("hexagon");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown target 'hexagon'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("qnn-htp"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace edgeq
