@@ -15,6 +15,7 @@
 #include "quant/activation_encodings.h"
 #include "quant/calibrator.h"
 #include "quant/qdq_export.h"
+#include "quant/qdq_import.h"
 #include "runtime/executor.h"
 #include "test_util.h"
 #include "vision/image_io.h"
@@ -133,6 +134,53 @@ TEST(DoctorRealModel, VendorBoxDecodeEncodingIsFlaggedAndFixed) {
   for (const std::string& v : values) EXPECT_EQ(truncation_of(good, v), nullptr) << v;
   Executor fixed_ex(fixed.graph);
   EXPECT_NEAR(max_cx_stride8(fixed_ex, s.images[0]), fp_max, 1.0);
+}
+
+}  // namespace edgeq
+
+namespace edgeq {
+
+// What edgeq's own placement qnn + range mse clips on this model. Checked value by value against
+// a plain comparison of each encoding read back from the model with the observed FP32 range:
+// doctor reports a truncation exactly where the observed min / max lie more than one step beyond
+// the encoding. W8A16 clips nothing that matters (no error); W8A8 pins the box decode inside the
+// image (printed, with the rest, for the record).
+TEST(DoctorRealModel, QnnMseTruncations) {
+  EDGEQ_REQUIRE_SHARED();
+  const RealPose& s = real_pose();
+  auto decode = find_box_decode(s.fp32);
+  ASSERT_TRUE(decode.has_value());
+  for (const char* scheme : {"w8a16", "w8a8"}) {
+    Graph q = quantize(s, scheme, Placement::kQnn, "mse");
+    DoctorReport r = run_doctor(q, nullptr, &s.stats, load_target("qnn-htp"));
+    std::set<std::string> expected, flagged;
+    for (const auto& [v, te] : encodings_from_qdq(q).activations) {
+      const Encoding& e = te.channels.at(0);
+      const Histogram& h = s.stats.at(v);
+      if (h.max() > e.max + e.scale || h.min() < e.min - e.scale) expected.insert(v);
+    }
+    int errors = 0, shown = 0;
+    std::printf("--- %s, placement qnn, range mse: truncations ---\n", scheme);
+    for (const Finding& f : r.findings) {
+      if (f.kind != "truncation") continue;
+      flagged.insert(f.value);
+      errors += f.severity == Severity::kError;
+      if (shown++ < 12)
+        std::printf("%s %s: %s\n", severity_name(f.severity), f.value.c_str(), f.message.c_str());
+    }
+    std::printf("%zu truncated values (%d errors)\n", flagged.size(), errors);
+    EXPECT_EQ(flagged, expected) << scheme;
+    const Finding* cat = truncation_of(r, decode->concat);
+    std::printf("box decode concat: %s\n", cat ? cat->message.c_str() : "not truncated");
+    if (std::string(scheme) == "w8a16") {
+      EXPECT_EQ(errors, 0);
+      EXPECT_EQ(cat, nullptr);
+    } else {
+      ASSERT_NE(cat, nullptr);
+      EXPECT_EQ(cat->severity, Severity::kError);
+      EXPECT_LT(cat->numbers.at("pin_px"), 640);
+    }
+  }
 }
 
 }  // namespace edgeq

@@ -105,17 +105,34 @@ TEST(DoctorTruncation, RoundingIsNotTruncation) {
       truncation_findings(
           {{"x", TensorEncoding::per_tensor(encoding_from_range(0, 19.95, 8, false))}}, s, {}, 640)
           .empty());
-  // Short by 0.1 (1.3 steps): 19.94 .. 20.00, 7 of 2001 values (0.35% >= 0.1%): an error.
+  // Short by 0.1 (1.3 steps, 0.5% of the range): 19.94 .. 20.00, 7 of 2001 values: a warning.
   auto f = truncation_findings(
       {{"x", TensorEncoding::per_tensor(encoding_from_range(0, 19.9, 8, false))}}, s, {}, 640);
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].severity, Severity::kError);
+  EXPECT_EQ(f[0].severity, Severity::kWarning);
   EXPECT_NEAR(f[0].numbers.at("clipped_fraction"), 7.0 / 2001.0, 1.5 / 2001.0);
+  // 16 bit short by 0.01: 33 steps, but 0.05% of the range and one value (20.00): info.
   f = truncation_findings(
       {{"x", TensorEncoding::per_tensor(encoding_from_range(0, 19.99, 16, false))}}, s, {}, 640);
-  ASSERT_EQ(f.size(), 1u);  // 16 bit: 0.01 is 33 steps; one value (20.00) clipped
-  EXPECT_EQ(f[0].severity, Severity::kWarning);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].severity, Severity::kInfo);
   EXPECT_NEAR(f[0].numbers.at("clipped_fraction"), 1.0 / 2001.0, 1.0 / 2001.0);
+}
+
+TEST(DoctorTruncation, PixelPinsOutsideTheInputAreWarnings) {
+  // Pixel-space boxes observed in [-30, 600] under [0, 700]: the low side pins at 0 px, at the
+  // image border, not inside it.
+  Graph g = decode_graph(10);
+  std::vector<float> v;
+  for (int i = -30; i <= 600; ++i) v.push_back(static_cast<float>(i));
+  auto f = truncation_findings(
+      {{"boxes", TensorEncoding::per_tensor(encoding_from_range(0, 700, 16, false))}},
+      stats_of("boxes", v), pixel_meanings(g), 640);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].severity, Severity::kWarning);
+  EXPECT_NE(f[0].message.find("low side 0.0 px (outside the input)"), std::string::npos)
+      << f[0].message;
+  EXPECT_EQ(f[0].numbers.at("clip_px"), 0);
 }
 
 TEST(DoctorTruncation, BoxDecodeFoundByStructure) {

@@ -46,7 +46,6 @@ std::vector<Finding> truncation_findings(const std::map<std::string, TensorEncod
     const Encoding& e = te.channels[0];
     Clipping c = clipping(e, h);
     if (c.steps_over <= 1.0 || c.below + c.above <= 0) continue;
-    double span = std::max<double>(h.max(), 0) - std::min<double>(h.min(), 0);
     Finding f;
     f.kind = "truncation";
     f.value = name;
@@ -58,42 +57,61 @@ std::vector<Finding> truncation_findings(const std::map<std::string, TensorEncod
     f.message = bits_name(e) + " [" + fmt("%.4g", e.min) + ", " + fmt("%.4g", e.max) +
                 "] does not cover observed [" + fmt("%.4g", h.min()) + ", " + fmt("%.4g", h.max()) +
                 "]: " + fmt("%.3g", 100.0 * c.fraction) + "% of values clipped";
-    if (c.over_hi > 0) f.message += ", above by up to " + fmt("%.4g", c.over_hi);
-    if (c.over_lo > 0) f.message += ", below by up to " + fmt("%.4g", c.over_lo);
-    f.score = c.fraction + c.steps_over * 1e-9;
-    bool severe = c.fraction >= 1e-3 || std::max(c.over_lo, c.over_hi) >= 0.25 * span;
-    f.severity = severe ? Severity::kError : Severity::kWarning;
+    bool hi_clip = c.above > 0, lo_clip = c.below > 0;
+    if (hi_clip) f.message += ", above by up to " + fmt("%.4g", c.over_hi);
+    if (lo_clip) f.message += ", below by up to " + fmt("%.4g", c.over_lo);
+    // How bad: the distance clipped, relative to the encoding's range.
+    double enc_span = std::max(double(e.max) - e.min, 1e-30);
+    double rel = std::max(hi_clip ? c.over_hi : 0, lo_clip ? c.over_lo : 0) / enc_span;
+    f.numbers["relative_overshoot"] = rel;
+    f.score = rel + c.fraction;
+    if (rel >= 0.05 && c.fraction >= 1e-4)
+      f.severity = Severity::kError;
+    else if (rel >= 0.01 || (rel >= 0.001 && c.fraction >= 1e-3))
+      f.severity = Severity::kWarning;
+    else
+      f.severity = Severity::kInfo;
 
+    // Values of the YOLO head with a pixel meaning: where outputs pin, in input pixels. An error
+    // when a pin lies inside the input and clips by at least a pixel.
     auto px = pixels.find(name);
     if (px != pixels.end()) {
-      f.severity = Severity::kError;
-      f.score += 10.0;  // wrong boxes / keypoints: before every other truncation
-      if (px->second.grid) {
-        std::string pins;
-        for (int s : px->second.strides) {
-          double hi_px = e.max * s;
-          if (c.over_hi <= 0 || (hi_px >= input_size && !pins.empty())) continue;
-          if (pins.empty()) f.numbers["pin_px"] = hi_px, f.numbers["pin_stride"] = s;
-          pins += std::string(pins.empty() ? "" : "; ") + fmt("%.2f", e.max) +
-                  " grid units x stride " + std::to_string(s) + " = " + fmt("%.1f", hi_px) + " px";
-          if (hi_px >= input_size) pins += " (beyond the input)";
+      bool grid = px->second.grid;
+      std::vector<int> strides = grid ? px->second.strides : std::vector<int>{1};
+      double worst_px = 0;  // largest clip, in pixels, at a pin inside the input
+      bool outside = false;
+      std::string pins;
+      if (hi_clip) {
+        for (int st : strides) {
+          double pin = e.max * st, over = c.over_hi * st;
+          bool inside = pin < input_size;
+          if (!inside && !pins.empty()) continue;
+          if (pins.empty()) f.numbers["pin_px"] = pin, f.numbers["pin_stride"] = st;
+          pins += std::string(pins.empty() ? "" : "; ") +
+                  (grid ? fmt("%.2f", e.max) + " grid units x stride " + std::to_string(st) + " = "
+                        : std::string()) +
+                  fmt("%.1f", pin) + " px" + (inside ? "" : " (beyond the input)");
+          if (inside) worst_px = std::max(worst_px, over);
+          outside |= !inside && over >= 1;
         }
-        if (!pins.empty()) f.message += "; box/keypoint outputs pin at " + pins;
-        if (c.over_lo > 0 && !px->second.strides.empty()) {
-          double lo_px = e.min * px->second.strides.front();
-          f.numbers["pin_low_px"] = lo_px;
-          f.message += "; low side pins at " + fmt("%.1f", lo_px) + " px (stride " +
-                       std::to_string(px->second.strides.front()) + ")";
-        }
-      } else {
-        if (c.over_hi > 0) {
-          f.numbers["pin_px"] = e.max;
-          f.message += "; pixel outputs pin at " + fmt("%.1f", e.max) + " px";
-        }
-        if (c.over_lo > 0) {
-          f.numbers["pin_low_px"] = e.min;
-          f.message += "; low side pins at " + fmt("%.1f", e.min) + " px";
-        }
+      }
+      if (lo_clip) {
+        double pin = e.min * strides.front(), over = c.over_lo * strides.front();
+        f.numbers["pin_low_px"] = pin;
+        pins += std::string(pins.empty() ? "" : "; ") + "low side " + fmt("%.1f", pin) + " px" +
+                (grid ? " (stride " + std::to_string(strides.front()) + ")" : "") +
+                (pin > 0 ? "" : " (outside the input)");
+        if (pin > 0) worst_px = std::max(worst_px, over);
+        outside |= pin <= 0 && over >= 1;
+      }
+      f.message +=
+          std::string("; ") + (grid ? "box/keypoint" : "pixel") + " outputs pin at " + pins;
+      f.numbers["clip_px"] = worst_px;
+      if (worst_px >= 1) {
+        f.severity = Severity::kError;
+        f.score += 10.0;  // wrong boxes / keypoints inside the image: before everything else
+      } else if (outside) {
+        f.severity = std::max(f.severity, Severity::kWarning);
       }
     }
     out.push_back(std::move(f));
