@@ -1,0 +1,101 @@
+// edgeq doctor from the command line: text and JSON reports on a small QDQ model with a stats
+// file, and clear errors for bad input.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "cli_util.h"
+#include "core/file_io.h"
+#include "ir/onnx_io.h"
+#include "quant/activation_encodings.h"
+#include "quant/calibrator.h"
+#include "quant/qdq_export.h"
+#include "test_util.h"
+
+namespace edgeq {
+namespace {
+
+Node node(const std::string& name, const std::string& op, std::vector<std::string> in,
+          std::vector<std::string> out) {
+  Node n;
+  n.name = name;
+  n.op_type = op;
+  n.inputs = std::move(in);
+  n.outputs = std::move(out);
+  return n;
+}
+
+// x [1,2,4,4] -> Conv 1x1 -> c -> Sigmoid -> s; the Sigmoid and what follows stay float.
+struct Files {
+  std::string dir, qdq, stats;
+};
+
+Files make_files() {
+  Graph g;
+  g.inputs = {{"x", DType::kFloat32, {1, 2, 4, 4}}};
+  g.outputs = {{"s", DType::kFloat32, {1, 2, 4, 4}}};
+  g.initializers["w"] = Tensor::from_vector<float>({2, 2, 1, 1}, {0.5f, -1.0f, 2.0f, 0.25f});
+  g.nodes.push_back(node("conv", "Conv", {"x", "w"}, {"c"}));
+  g.nodes.push_back(node("sig", "Sigmoid", {"c"}, {"s"}));
+  Calibrator cal(g, "test", "random");
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> u(0, 1);
+  for (int k = 0; k < 3; ++k) {
+    std::vector<float> v(32);
+    for (float& x : v) x = u(rng);
+    cal.add({{"x", Tensor::from_vector<float>({1, 2, 4, 4}, v)}});
+  }
+  Stats s = cal.take();
+  QuantConfig c = config_for_scheme("w8a8");
+  c.exclude_nodes = {"sig"};
+  QuantPlan plan = plan_quantization(g, c, [&](const std::string& v) { return s.values.count(v); });
+  Files f;
+  f.dir = test::temp_dir("doctor_cli");
+  f.qdq = f.dir + "/q.onnx";
+  f.stats = f.dir + "/s.json";
+  save_onnx(export_qdq(g, plan, activation_encodings(g, plan, s, c), c).graph, f.qdq);
+  save_stats(s, f.stats);
+  return f;
+}
+
+TEST(DoctorCli, TextAndJsonReports) {
+  Files f = make_files();
+  test::CliResult r = test::run_cli("doctor --model " + f.qdq + " --stats " + f.stats +
+                                    " --target rknn --json " + f.dir + "/d.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("doctor (target rknn): QDQ model"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("error [float-tail]"), std::string::npos) << r.out;
+  auto j = nlohmann::json::parse(read_file(f.dir + "/d.json"));
+  EXPECT_EQ(j["target"], "rknn");
+  EXPECT_EQ(j["encodings_from"], "model");
+  EXPECT_GE(j["summary"]["errors"].get<int>(), 1);
+  ASSERT_FALSE(j["findings"].empty());
+  EXPECT_EQ(j["findings"][0]["severity"], "error");  // most severe first
+  bool sig = false;
+  for (const auto& x : j["findings"]) sig |= x.value("node", "") == "sig";
+  EXPECT_TRUE(sig);
+  EXPECT_EQ(j["ranges"].size(), 3u);  // x, c, s
+}
+
+TEST(DoctorCli, BadInputIsAClearError) {
+  Files f = make_files();
+  write_file_atomic(f.dir + "/e.json",
+                    R"({"version": "1.0.0", "activation_encodings": [{"name": "ghost", "dtype": "INT",
+      "enc_type": "PER_TENSOR", "bw": 8, "is_sym": false, "scale": [0.1], "offset": [0]}],
+      "param_encodings": []})");
+  test::CliResult r =
+      test::run_cli("doctor --model " + f.qdq + " --encodings " + f.dir + "/e.json");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("activation 'ghost' is not a value of the model"), std::string::npos)
+      << r.err;
+  r = test::run_cli("doctor --model " + f.qdq + " --target hexagon");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("unknown target 'hexagon'"), std::string::npos) << r.err;
+  r = test::run_cli("doctor --model " + f.dir + "/missing.onnx");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("missing.onnx"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace edgeq
