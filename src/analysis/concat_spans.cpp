@@ -75,7 +75,7 @@ std::vector<Finding> concat_findings(const std::vector<ConcatSpan>& spans, bool 
       f.message = "inputs differ " + fmt("%.1f", c.ratio) + "x in span (" + c.inputs[wide] + " " +
                   fmt("%.4g", c.spans[wide]) + " vs " + c.inputs[narrow] + " " +
                   fmt("%.4g", c.spans[narrow]) + "): under one shared " + std::to_string(bits) +
-                  "-bit encoding the narrow input gets " + fmt("%.0f", levels) + " levels";
+                  "-bit encoding the narrow input gets " + fmt("%.3g", levels) + " levels";
       f.numbers = {{"ratio", c.ratio}, {"narrow_levels", levels}};
       out.push_back(f);
     }

@@ -184,7 +184,7 @@ std::string format_doctor_report(const DoctorReport& r, size_t max_info) {
     if (!x.value.empty()) os << x.value;
     if (!x.value.empty() && !x.node.empty()) os << " @ ";
     if (!x.node.empty()) os << x.node;
-    os << ": " << x.message << "\n";
+    os << (x.value.empty() && x.node.empty() ? "" : ": ") << x.message << "\n";
   }
   if (shown_info > max_info)
     os << "... " << shown_info - max_info << " more info findings (see --json)\n";
