@@ -7,6 +7,7 @@ void register_all(CLI::App& app) {
   register_bench(app);
   register_scenes(app);
   register_zoo(app);
+  register_inspect(app);
   register_run(app);
   register_cut(app);
   register_compare(app);

@@ -11,6 +11,7 @@ void register_infer(CLI::App& app);
 void register_bench(CLI::App& app);
 void register_scenes(CLI::App& app);
 void register_zoo(CLI::App& app);
+void register_inspect(CLI::App& app);
 void register_run(CLI::App& app);
 void register_cut(CLI::App& app);
 void register_compare(CLI::App& app);
