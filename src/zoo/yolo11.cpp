@@ -108,7 +108,9 @@ void add_metadata(Graph& g, const ZooEntry& e, const std::vector<std::string>& c
   };
   if (e.pose) g.metadata.emplace_back("kpt_shape", "[17, 3]");
   g.metadata.emplace_back("channels", "3");
-  g.metadata.emplace_back("weights_source", "synthetic: fixed-seed He-normal (edgeq zoo)");
+  g.metadata.emplace_back(
+      "weights_source",
+      "synthetic (edgeq zoo): fixed-seed He-normal, normalized per channel on synthetic scenes");
 }
 
 }  // namespace
