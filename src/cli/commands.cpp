@@ -13,6 +13,9 @@ void register_all(CLI::App& app) {
   register_compare(app);
   register_doctor(app);
   register_patch(app);
+  register_calibrate(app);
+  register_stats(app);
+  register_quantize(app);
 }
 
 }  // namespace edgeq::cli

@@ -17,5 +17,8 @@ void register_cut(CLI::App& app);
 void register_compare(CLI::App& app);
 void register_doctor(CLI::App& app);
 void register_patch(CLI::App& app);
+void register_calibrate(CLI::App& app);
+void register_stats(CLI::App& app);
+void register_quantize(CLI::App& app);
 
 }  // namespace edgeq::cli

@@ -1,0 +1,114 @@
+// edgeq calibrate: run a model in FP32 over a deterministic sample of images (letterboxed as
+// `infer --image` does) and write per-value statistics for `edgeq quantize`.
+#include <chrono>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/model_input.h"
+#include "core/error.h"
+#include "core/file_io.h"
+#include "core/process_stats.h"
+#include "core/progress.h"
+#include "core/sha256.h"
+#include "ir/onnx_io.h"
+#include "quant/calibration_images.h"
+#include "quant/calibrator.h"
+#include "quant/finite_checks.h"
+#include "vision/image_io.h"
+#include "vision/letterbox.h"
+
+namespace edgeq::cli {
+namespace {
+
+struct CalibrateArgs {
+  std::string model, images, out, shard = "0/1";
+  size_t n = 128;
+  uint64_t seed = 0;
+  int threads = 0;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void run_calibrate(const CalibrateArgs& a) {
+  const std::string bytes = read_file(a.model);
+  Graph g = parse_onnx(bytes, a.model);
+  const ValueInfo& in = image_input(g);
+  const int h = static_cast<int>(in.shape[2]), w = static_cast<int>(in.shape[3]);
+  check_finite_weights(g, a.model);
+
+  Shard shard = parse_shard(a.shard);
+  auto listed = list_calibration_images(a.images);
+  const size_t available = listed.size();
+  auto sample = sample_calibration_images(std::move(listed), a.n, a.seed);
+  auto mine = shard_images(sample, shard);
+  if (available < a.n)
+    std::cerr << "note: " << a.images << " holds " << available
+              << " images; using all of them (--n " << a.n
+              << " is clamped, images are not repeated)\n";
+  EDGEQ_CHECK(!mine.empty(), "shard ", a.shard, " of ", sample.size(), " sampled images is empty");
+
+  ExecutorOptions opt;
+  opt.threads = a.threads;
+  const std::string input_name = in.name;
+  Calibrator cal(std::move(g), sha256_hex(bytes), letterbox_preprocessing(h, w), opt);
+  Progress progress("calibrate", mine.size());
+  double t_pre = 0, t_run = 0;
+  size_t used = 0, unreadable = 0;
+  for (const CalibrationImage& im : mine) {
+    auto t0 = std::chrono::steady_clock::now();
+    Tensor x;
+    try {
+      x = preprocess_image(read_image(im.path), h, w, nullptr);
+    } catch (const Error& e) {
+      if (unreadable++ == 0) progress.finish();
+      std::cerr << "skipping unreadable image: " << e.what() << "\n";
+      progress.step();
+      continue;
+    }
+    t_pre += seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    cal.add({{input_name, x}});
+    t_run += seconds_since(t0);
+    ++used;
+    progress.step();
+  }
+  progress.finish();
+  EDGEQ_CHECK(used > 0, "no readable image among the ", mine.size(), " selected from '", a.images,
+              "'; nothing written");
+  Stats stats = cal.take();
+  check_finite_activations(parse_onnx(bytes, a.model), stats);
+  save_stats(stats, a.out);
+  std::printf(
+      "calibrated %zu images (shard %s of %zu sampled, seed %llu) in %s: %.1f ms/image "
+      "(read + letterbox %.1f, forward + statistics %.1f)\n",
+      used, a.shard.c_str(), sample.size(), static_cast<unsigned long long>(a.seed),
+      format_duration(progress.elapsed_s()).c_str(), 1e3 * (t_pre + t_run) / used,
+      1e3 * t_pre / used, 1e3 * t_run / used);
+  std::printf("%zu values observed; peak RSS %.1f MiB\nwrote %s\n", stats.values.size(),
+              peak_rss_bytes() / 1048576.0, a.out.c_str());
+}
+
+}  // namespace
+
+void register_calibrate(CLI::App& app) {
+  auto a = std::make_shared<CalibrateArgs>();
+  auto* cmd = app.add_subcommand(
+      "calibrate", "Run the FP32 model over sampled images and write per-value statistics");
+  cmd->add_option("--model", a->model, "FP32 ONNX model")->required();
+  cmd->add_option("--images", a->images,
+                  "image folder (sub-folders are sampled round robin), one image, or a text list")
+      ->required();
+  cmd->add_option("--n", a->n, "images to sample (clamped to the number available)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--seed", a->seed, "sampling seed")->capture_default_str();
+  cmd->add_option("--shard", a->shard, "i/N: calibrate every N-th sampled image from i")
+      ->capture_default_str();
+  cmd->add_option("--threads", a->threads, "threads (0: all cores)");
+  cmd->add_option("--out", a->out, "stats file to write (CBOR; .json for JSON)")->required();
+  cmd->callback([a] { run_calibrate(*a); });
+}
+
+}  // namespace edgeq::cli

@@ -1,0 +1,141 @@
+// edgeq quantize: FP32 model + calibration stats -> QDQ ONNX (and optionally encodings JSON).
+// Every flag maps onto QuantConfig (quant/quant_config.h); nothing is written unless every step
+// succeeded.
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "analysis/decode_tail.h"
+#include "analysis/mixed_set.h"
+#include "cli/commands.h"
+#include "core/error.h"
+#include "core/file_io.h"
+#include "core/sha256.h"
+#include "ir/onnx_io.h"
+#include "quant/encodings_json.h"
+#include "quant/quantize_model.h"
+
+namespace edgeq::cli {
+namespace {
+
+struct QuantizeArgs {
+  std::string model, stats, scheme, range = "minmax", a16, mixed, exclude, overrides;
+  std::string placement = "ort", qdq16 = "auto", out, encodings, encodings_format = "1.0.0";
+  double percentile = 99.99;
+  bool per_tensor_weights = false, symmetric_activations = false;
+};
+
+std::vector<std::string> split_names(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+void run_quantize(const QuantizeArgs& a) {
+  const std::string bytes = read_file(a.model);
+  Graph g = parse_onnx(bytes, a.model);
+  Stats stats = load_stats(a.stats);
+  check_stats_for_model(stats, sha256_hex(bytes), a.stats, a.model);
+
+  QuantConfig c = config_for_scheme(a.scheme);
+  c.range = a.range == "percentile" ? "percentile:" + std::to_string(a.percentile) : a.range;
+  c.placement = parse_placement(a.placement);
+  c.qdq16 = parse_qdq16(a.qdq16);
+  c.per_channel_weights = !a.per_tensor_weights;
+  c.activation_symmetric = a.symmetric_activations;
+  for (const std::string& n : split_names(a.exclude)) c.exclude_nodes.insert(n);
+  if (!a.overrides.empty()) c.overrides = parse_overrides(read_file(a.overrides), a.overrides);
+
+  QuantPlan plan = plan_for_stats(g, stats, c);
+  const std::set<std::string> tail = quantized_decode_tail(g, plan);
+  for (const std::string& n : split_names(a.a16)) {
+    if (n == "decode") {
+      EDGEQ_CHECK(!tail.empty(), "--a16 decode: no YOLO box / keypoint decode found in '", a.model,
+                  "' (no Mul by per-anchor strides)");
+      c.a16.insert(tail.begin(), tail.end());
+    } else {
+      c.a16.insert(n);
+    }
+  }
+  if (!a.mixed.empty())
+    for (const std::string& n : load_mixed_set(a.mixed)) c.a16.insert(n);
+
+  QdqModel q = quantize_model(g, plan, stats, c);
+
+  // Pixel-space values at 8 bit: a step of several pixels, and a Concat that also carries the
+  // scores (output0) rounds them to 0.
+  size_t tail8 = 0;
+  std::string worst;
+  float worst_step = 0;
+  for (const std::string& v : tail) {
+    auto it = q.encodings.activations.find(v);
+    if (it == q.encodings.activations.end() || it->second.is_float) continue;
+    const Encoding& e = it->second.channels.at(0);
+    if (e.bitwidth > 8) continue;
+    ++tail8;
+    if (e.scale > worst_step) worst_step = e.scale, worst = v;
+  }
+  if (tail8)
+    std::cerr << "warning: " << tail8 << " value" << (tail8 == 1 ? "" : "s")
+              << " of the YOLO head's pixel-space decode tail stay 8-bit (e.g. '" << worst
+              << "', a step of " << worst_step
+              << "): boxes lose pixels and scores sharing output0's encoding round to 0; add "
+                 "--a16 decode\n";
+
+  save_onnx(q.graph, a.out);
+  if (!a.encodings.empty()) save_encodings(q.encodings, a.encodings, a.encodings_format);
+
+  QuantSummary s = summarize_encodings(q.encodings);
+  std::printf("%s, range %s, placement %s: activations %zu at 8 bit, %zu at 16 bit",
+              a.scheme.c_str(), c.range.c_str(), a.placement.c_str(), s.act8, s.act16);
+  if (s.act_other) std::printf(", %zu at other widths", s.act_other);
+  if (s.act_float) std::printf(", %zu left float", s.act_float);
+  std::printf("; params %zu per-channel, %zu per-tensor (%s weights)\n", s.weights_per_channel,
+              s.params_per_tensor, c.per_channel_weights ? "per-channel" : "per-tensor");
+  if (!tail.empty()) std::printf("decode tail: %zu values, %zu at 8 bit\n", tail.size(), tail8);
+  std::printf("wrote %s\n", a.out.c_str());
+  if (!a.encodings.empty())
+    std::printf("wrote %s (encodings %s)\n", a.encodings.c_str(), a.encodings_format.c_str());
+}
+
+}  // namespace
+
+void register_quantize(CLI::App& app) {
+  auto a = std::make_shared<QuantizeArgs>();
+  auto* cmd =
+      app.add_subcommand("quantize", "Quantize an FP32 model from calibration stats to QDQ ONNX");
+  cmd->add_option("--model", a->model, "FP32 ONNX model (the one the stats were computed for)")
+      ->required();
+  cmd->add_option("--stats", a->stats, "calibration stats (edgeq calibrate)")->required();
+  cmd->add_option("--scheme", a->scheme, "w8a8 | w8a16")->required();
+  cmd->add_option("--range", a->range, "minmax | percentile | entropy | mse")
+      ->check(CLI::IsMember({"minmax", "percentile", "entropy", "mse"}))
+      ->capture_default_str();
+  cmd->add_option("--percentile", a->percentile, "percentile for --range percentile")
+      ->check(CLI::Range(50.0, 100.0))
+      ->capture_default_str();
+  cmd->add_option("--a16", a->a16,
+                  "values kept at 16 bit (comma-separated); 'decode': the YOLO head's "
+                  "pixel-space decode tail, found by structure");
+  cmd->add_option("--mixed", a->mixed, "mixed-precision set (doctor --sensitivity): 16-bit values");
+  cmd->add_option("--exclude", a->exclude, "node names left in float (comma-separated)");
+  cmd->add_option("--overrides", a->overrides,
+                  "JSON {tensor: {bitwidth, min, max, symmetric} | \"float\"}, applied last");
+  cmd->add_option("--placement", a->placement, "ort | qnn")->capture_default_str();
+  cmd->add_flag("--per-tensor-weights", a->per_tensor_weights, "one weight encoding per tensor");
+  cmd->add_flag("--symmetric-activations", a->symmetric_activations,
+                "int8/int16 symmetric activations instead of uint8/uint16 asymmetric");
+  cmd->add_option("--qdq16", a->qdq16, "16-bit Q/DQ: auto | contrib | opset21")
+      ->capture_default_str();
+  cmd->add_option("--out", a->out, "QDQ ONNX to write")->required();
+  cmd->add_option("--encodings", a->encodings, "also write encodings JSON (AIMET/QNN form)");
+  cmd->add_option("--encodings-format", a->encodings_format, "1.0.0 | 0.6.1")
+      ->check(CLI::IsMember({"1.0.0", "0.6.1"}))
+      ->capture_default_str();
+  cmd->callback([a] { run_quantize(*a); });
+}
+
+}  // namespace edgeq::cli

@@ -1,0 +1,46 @@
+// edgeq stats merge: add up the statistics of calibration shards (exact: merged == one pass).
+#include "quant/stats.h"
+
+#include <iostream>
+
+#include "cli/commands.h"
+#include "core/error.h"
+
+namespace edgeq::cli {
+namespace {
+
+struct MergeArgs {
+  std::vector<std::string> inputs;
+  std::string out;
+};
+
+void run_merge(const MergeArgs& a) {
+  EDGEQ_CHECK(a.inputs.size() >= 2, "stats merge needs at least two stats files");
+  Stats total = load_stats(a.inputs[0]);
+  for (size_t i = 1; i < a.inputs.size(); ++i) {
+    Stats next = load_stats(a.inputs[i]);
+    try {
+      total = merge_stats(total, next);
+    } catch (const Error& e) {
+      fail("cannot merge '", a.inputs[i], "' into '", a.inputs[0], "': ", e.what());
+    }
+  }
+  save_stats(total, a.out);
+  std::cout << "merged " << a.inputs.size() << " stats files: " << total.images << " images, "
+            << total.values.size() << " values\nwrote " << a.out << "\n";
+}
+
+}  // namespace
+
+void register_stats(CLI::App& app) {
+  auto* cmd = app.add_subcommand("stats", "Work with calibration statistics");
+  cmd->require_subcommand(1);
+  auto a = std::make_shared<MergeArgs>();
+  auto* merge = cmd->add_subcommand(
+      "merge", "Merge stats of calibration shards (same model and preprocessing)");
+  merge->add_option("inputs", a->inputs, "stats files")->required()->expected(2, -1);
+  merge->add_option("-o,--out", a->out, "stats file to write")->required();
+  merge->callback([a] { run_merge(*a); });
+}
+
+}  // namespace edgeq::cli
