@@ -41,7 +41,9 @@ void run_quantize(const QuantizeArgs& a) {
   check_stats_for_model(stats, sha256_hex(bytes), a.stats, a.model);
 
   QuantConfig c = config_for_scheme(a.scheme);
-  c.range = a.range == "percentile" ? "percentile:" + std::to_string(a.percentile) : a.range;
+  std::ostringstream pct;
+  pct << a.percentile;
+  c.range = a.range == "percentile" ? "percentile:" + pct.str() : a.range;
   c.placement = parse_placement(a.placement);
   c.qdq16 = parse_qdq16(a.qdq16);
   c.per_channel_weights = !a.per_tensor_weights;

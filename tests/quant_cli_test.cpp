@@ -1,0 +1,378 @@
+// edgeq calibrate / stats merge / quantize end to end through the program, on the real
+// yolo11n-pose and coco8-pose when present, otherwise on the zoo model and synthetic scenes;
+// image sampling and progress output against hand-worked cases; bad input refused with nothing
+// written.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "cli_util.h"
+#include "core/file_io.h"
+#include "core/progress.h"
+#include "ir/onnx_io.h"
+#include "quant/calibration_images.h"
+#include "quant/qdq_import.h"
+#include "runtime/executor.h"
+#include "test_util.h"
+#include "vision/image_io.h"
+#include "vision/letterbox.h"
+
+namespace edgeq {
+namespace {
+namespace fs = std::filesystem;
+
+std::string q(const std::string& s) {
+  return "'" + s + "'";
+}
+
+// The FP32 model and images the CLI tests run on: the real model and coco8-pose, or the zoo
+// model and 6 synthetic scenes.
+struct Fixture {
+  std::string model, images, dir, skip;
+  bool real = false;
+};
+
+const Fixture& fixture() {
+  static const Fixture f = [] {
+    Fixture f;
+    f.dir = test::temp_dir("quant_cli");
+    if (!test::real_model_path().empty() && !test::coco8_pose_dir().empty()) {
+      f.model = test::real_model_path();
+      f.images = test::coco8_pose_dir() + "/images";
+      f.real = true;
+      return f;
+    }
+    f.model = f.dir + "/zoo.onnx";
+    f.images = f.dir + "/scenes";
+    auto z = test::run_cli("zoo yolo11n-pose -o " + q(f.model));
+    auto s = test::run_cli("scenes --out " + q(f.images) + " --n 6");
+    if (z.exit_code || s.exit_code)
+      f.skip = "cannot build the zoo model or scenes: " + z.err + s.err;
+    return f;
+  }();
+  return f;
+}
+
+#define REQUIRE_FIXTURE()                                       \
+  const Fixture& fx = fixture();                                \
+  if (!fx.skip.empty()) GTEST_SKIP() << "skipped: " << fx.skip; \
+  std::printf("model: %s (%s)\n", fx.model.c_str(), fx.real ? "real" : "zoo, synthetic scenes")
+
+// Stats of one pass over all images, made once.
+const std::string& full_stats() {
+  static const std::string path = [] {
+    const Fixture& fx = fixture();
+    std::string p = fx.dir + "/full.stats";
+    auto r = test::run_cli("calibrate --model " + q(fx.model) + " --images " + q(fx.images) +
+                           " --n 8 --out " + q(p));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return p;
+  }();
+  return path;
+}
+
+int count_lines(const std::string& s) {
+  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
+}
+
+// ---- sampling, shards, progress ------------------------------------------------------------
+
+TEST(QuantCliSampling, StratifiedRoundRobinOverSubFolders) {
+  std::vector<CalibrationImage> ims = {
+      {"a/1.jpg", "a"}, {"a/2.jpg", "a"}, {"a/3.jpg", "a"}, {"b/1.jpg", "b"}};
+  auto s = sample_calibration_images(ims, 4, 7);
+  ASSERT_EQ(s.size(), 4u);
+  // Round 0 takes one from a, then b's only image; rounds 1, 2 take a's remaining two.
+  EXPECT_EQ(s[0].group, "a");
+  EXPECT_EQ(s[1].path, "b/1.jpg");
+  EXPECT_EQ(s[2].group, "a");
+  EXPECT_EQ(s[3].group, "a");
+  std::set<std::string> paths;
+  for (auto& i : s) paths.insert(i.path);
+  EXPECT_EQ(paths.size(), 4u);  // each image once
+  // n = 2 takes one per sub-folder.
+  auto two = sample_calibration_images(ims, 2, 7);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_NE(two[0].group, two[1].group);
+  // Clamped, not repeated.
+  EXPECT_EQ(sample_calibration_images(ims, 100, 7).size(), 4u);
+}
+
+TEST(QuantCliSampling, SeededDeterministicAndShardsPartition) {
+  std::vector<CalibrationImage> ims;
+  for (int i = 0; i < 50; ++i) ims.push_back({"img" + std::to_string(i) + ".png", ""});
+  auto a = sample_calibration_images(ims, 20, 3), b = sample_calibration_images(ims, 20, 3);
+  auto c = sample_calibration_images(ims, 20, 4);
+  ASSERT_EQ(a.size(), 20u);
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].path, b[i].path);
+  bool differs = false;
+  for (size_t i = 0; i < a.size(); ++i) differs |= a[i].path != c[i].path;
+  EXPECT_TRUE(differs) << "seed 3 and 4 gave the same sample";
+  // A shuffle, not the listing order.
+  bool moved = false;
+  for (size_t i = 0; i < a.size(); ++i) moved |= a[i].path != ims[i].path;
+  EXPECT_TRUE(moved);
+  auto s0 = shard_images(a, parse_shard("0/3")), s1 = shard_images(a, parse_shard("1/3")),
+       s2 = shard_images(a, parse_shard("2/3"));
+  EXPECT_EQ(s0.size(), 7u);
+  EXPECT_EQ(s1.size(), 7u);
+  EXPECT_EQ(s2.size(), 6u);
+  EXPECT_EQ(s1[2].path, a[7].path);  // positions 1, 4, 7
+  EXPECT_THROW(parse_shard("3/3"), Error);
+  EXPECT_THROW(parse_shard("1"), Error);
+  EXPECT_THROW(parse_shard("a/b"), Error);
+}
+
+TEST(QuantCliSampling, ProgressPrintsAboutEveryTenthWithoutTerminal) {
+  std::ostringstream os;
+  Progress p("calibrate", 20, os, false);
+  for (int i = 0; i < 20; ++i) p.step();
+  p.finish();
+  // done = 1..20 -> deciles 0, 1, 1, 2, ..., 10: 11 distinct, one line each.
+  EXPECT_EQ(count_lines(os.str()), 11);
+  EXPECT_NE(os.str().find("20/20"), std::string::npos);
+  EXPECT_NE(os.str().find("ETA"), std::string::npos);
+  std::ostringstream tty;
+  Progress t("calibrate", 3, tty, true);
+  for (int i = 0; i < 3; ++i) t.step();
+  t.finish();
+  const std::string line = tty.str();
+  EXPECT_EQ(count_lines(line), 1);  // one line rewritten with '\r'
+  EXPECT_EQ(std::count(line.begin(), line.end(), '\r'), 3);
+}
+
+// ---- end to end ----------------------------------------------------------------------------
+
+TEST(QuantCli, CalibrateQuantizeW8A16RunsInEdgeqAndOnnxRuntime) {
+  REQUIRE_FIXTURE();
+  const std::string stats = full_stats();
+  ASSERT_TRUE(fs::exists(stats));
+  const std::string qpath = fx.dir + "/w8a16.onnx", enc = fx.dir + "/w8a16.json";
+  auto r =
+      test::run_cli("quantize --model " + q(fx.model) + " --stats " + q(stats) +
+                    " --scheme w8a16 --range mse --out " + q(qpath) + " --encodings " + q(enc));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::printf("%s", r.out.c_str());
+  EXPECT_NE(r.out.find(" 0 at 8 bit"), std::string::npos) << r.out;  // all activations 16 bit
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  ASSERT_TRUE(fs::exists(enc));
+  // Every activation encoding read back from the QDQ model is 16 bit.
+  EncodingSet back = encodings_from_qdq(load_onnx(qpath));
+  ASSERT_FALSE(back.activations.empty());
+  for (const auto& [name, te] : back.activations)
+    if (!te.is_float) EXPECT_EQ(te.channels.at(0).bitwidth, 16) << name;
+
+  auto images = list_images(fx.images);
+  auto inf = test::run_cli("infer --model " + q(qpath) + " --image " + q(images[0]) + " --out " +
+                           q(fx.dir + "/infer"));
+  ASSERT_EQ(inf.exit_code, 0) << inf.err;
+  EXPECT_TRUE(fs::exists(fx.dir + "/infer/output0.npy"));
+
+  EDGEQ_REQUIRE_ORT();
+  Executor ex(load_onnx(qpath));
+  double box = 0, score = 0;
+  size_t confident = 0;
+  for (size_t k = 0; k < std::min<size_t>(3, images.size()); ++k) {
+    std::map<std::string, Tensor> feed = {
+        {"images", preprocess_image(read_image(images[k]), 640, 640, nullptr)}};
+    Tensor ours = ex.run(feed).at("output0");
+    Tensor ort = test::run_ort(qpath, feed).at("output0");
+    ASSERT_EQ(ours.shape(), ort.shape());
+    const int64_t n = ours.dim(2);
+    const float* x = ours.data<float>();
+    const float* y = ort.data<float>();
+    for (int64_t i = 0; i < n; ++i) {
+      if (!(y[4 * n + i] > 0.25f)) continue;
+      ++confident;
+      for (int r4 = 0; r4 < 4; ++r4)
+        box = std::max(box, double(std::fabs(x[r4 * n + i] - y[r4 * n + i])));
+      score = std::max(score, double(std::fabs(x[4 * n + i] - y[4 * n + i])));
+    }
+  }
+  std::printf(
+      "edgeq vs ORT on the CLI's W8A16 model: %zu anchors scored > 0.25, max box %.4g px, "
+      "max score %.4g\n",
+      confident, box, score);
+  if (fx.real) EXPECT_GT(confident, 0u);
+  EXPECT_LE(box, 0.1);
+  EXPECT_LE(score, 1e-3);
+}
+
+TEST(QuantCli, ShardedCalibrationMergedGivesTheSameModelBytes) {
+  REQUIRE_FIXTURE();
+  const std::string d = fx.dir + "/shards";
+  ensure_dir(d);
+  for (const char* s : {"0/2", "1/2"}) {
+    std::string out = d + "/s" + std::string(1, s[0]) + ".stats";
+    auto r = test::run_cli("calibrate --model " + q(fx.model) + " --images " + q(fx.images) +
+                           " --n 8 --shard " + s + " --out " + q(out));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  auto m = test::run_cli("stats merge " + q(d + "/s0.stats") + " " + q(d + "/s1.stats") + " -o " +
+                         q(d + "/merged.stats"));
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  for (const std::string& st : {full_stats(), d + "/merged.stats"}) {
+    std::string out = d + (st == full_stats() ? "/one.onnx" : "/merged.onnx");
+    auto r = test::run_cli("quantize --model " + q(fx.model) + " --stats " + q(st) +
+                           " --scheme w8a8 --range entropy --a16 decode --out " + q(out));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  std::string a = read_file(d + "/one.onnx"), b = read_file(d + "/merged.onnx");
+  EXPECT_GT(a.size(), 1000u);
+  EXPECT_TRUE(a == b) << "one pass and merged shards gave different QDQ models";
+  // The shard sizes: 8 sampled images (or fewer), every 2nd.
+  EXPECT_NE(m.out.find(fx.real ? "8 images" : "6 images"), std::string::npos) << m.out;
+}
+
+TEST(QuantCli, W8A8WarnsAboutAn8BitDecodeTailAndA16DecodeFixesIt) {
+  REQUIRE_FIXTURE();
+  const std::string base =
+      "quantize --model " + q(fx.model) + " --stats " + q(full_stats()) + " --scheme w8a8";
+  auto plain = test::run_cli(base + " --out " + q(fx.dir + "/w8a8.onnx"));
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_NE(plain.err.find("--a16 decode"), std::string::npos) << plain.err;
+  EXPECT_EQ(count_lines(plain.err), 1) << plain.err;
+  auto fixed = test::run_cli(base + " --a16 decode --out " + q(fx.dir + "/w8a8d.onnx"));
+  ASSERT_EQ(fixed.exit_code, 0) << fixed.err;
+  EXPECT_EQ(fixed.err.find("warning"), std::string::npos) << fixed.err;
+  EncodingSet e8 = encodings_from_qdq(load_onnx(fx.dir + "/w8a8.onnx"));
+  EncodingSet e16 = encodings_from_qdq(load_onnx(fx.dir + "/w8a8d.onnx"));
+  ASSERT_TRUE(e8.activations.count("output0"));
+  ASSERT_TRUE(e16.activations.count("output0"));
+  EXPECT_EQ(e8.activations.at("output0").channels.at(0).bitwidth, 8);
+  EXPECT_EQ(e16.activations.at("output0").channels.at(0).bitwidth, 16);
+  // Only the decode tail went to 16 bit: most activations stay 8 bit.
+  size_t n16 = 0, n8 = 0;
+  for (const auto& [name, te] : e16.activations)
+    if (!te.is_float) (te.channels.at(0).bitwidth == 16 ? n16 : n8)++;
+  std::printf("--a16 decode: %zu activations at 16 bit, %zu at 8 bit\n", n16, n8);
+  EXPECT_GT(n16, 3u);
+  EXPECT_GT(n8, 10 * n16);
+}
+
+// ---- bad input: one clear line, nothing written ---------------------------------------------
+
+void expect_refusal(const test::CliResult& r, const std::string& needle, const std::string& out) {
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+  // One error line (progress lines may come before it).
+  size_t errors = 0;
+  std::stringstream ss(r.err);
+  for (std::string line; std::getline(ss, line);) errors += line.find("error") != std::string::npos;
+  EXPECT_EQ(errors, 1u) << r.err;
+  EXPECT_NE(r.err.rfind("edgeq: error: "), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out)) << out << " was written";
+}
+
+TEST(QuantCliBadInput, EmptyOrUnreadableImageFolder) {
+  REQUIRE_FIXTURE();
+  const std::string empty = fx.dir + "/empty", junk = fx.dir + "/junk", out = fx.dir + "/bad.stats";
+  ensure_dir(empty);
+  ensure_dir(junk);
+  write_file_atomic(junk + "/broken.jpg", "not a jpeg");
+  expect_refusal(test::run_cli("calibrate --model " + q(fx.model) + " --images " + q(empty) +
+                               " --out " + q(out)),
+                 "holds no images", out);
+  auto r = test::run_cli("calibrate --model " + q(fx.model) + " --images " + q(junk) + " --out " +
+                         q(out));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("no readable image"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("broken.jpg"), std::string::npos) << r.err;  // the skip names the file
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(QuantCliBadInput, StatsFromAnotherModel) {
+  REQUIRE_FIXTURE();
+  // Another model: the same graph with one weight nudged (other bytes, other SHA-256).
+  Graph g = load_onnx(fx.model);
+  for (auto& [name, t] : g.initializers)
+    if (t.dtype() == DType::kFloat32 && t.numel() > 100) {
+      t = t.clone();
+      t.data<float>()[0] += 0.5f;
+      break;
+    }
+  const std::string other = fx.dir + "/other.onnx", out = fx.dir + "/other_q.onnx";
+  save_onnx(g, other);
+  expect_refusal(test::run_cli("quantize --model " + q(other) + " --stats " + q(full_stats()) +
+                               " --scheme w8a16 --out " + q(out)),
+                 "stats were computed for another model", out);
+  // Merging stats of different models is refused too.
+  const std::string os = fx.dir + "/other.stats", merged = fx.dir + "/bad_merge.stats";
+  auto images = list_images(fx.images);
+  ASSERT_EQ(test::run_cli("calibrate --model " + q(other) + " --images " + q(images[0]) +
+                          " --out " + q(os))
+                .exit_code,
+            0);
+  auto m = test::run_cli("stats merge " + q(full_stats()) + " " + q(os) + " -o " + q(merged));
+  EXPECT_NE(m.exit_code, 0);
+  EXPECT_EQ(count_lines(m.err), 1) << m.err;
+  EXPECT_FALSE(fs::exists(merged));
+}
+
+TEST(QuantCliBadInput, OverridesNamingUnknownTensors) {
+  REQUIRE_FIXTURE();
+  const std::string ov = fx.dir + "/overrides.json", out = fx.dir + "/ov.onnx";
+  write_file_atomic(ov, R"({"no_such_tensor": {"bitwidth": 16, "min": -1, "max": 1}})");
+  expect_refusal(test::run_cli("quantize --model " + q(fx.model) + " --stats " + q(full_stats()) +
+                               " --scheme w8a16 --overrides " + q(ov) + " --out " + q(out) +
+                               " --encodings " + q(out + ".json")),
+                 "no_such_tensor", out);
+  EXPECT_FALSE(fs::exists(out + ".json"));
+}
+
+TEST(QuantCliBadInput, NaNWeight) {
+  REQUIRE_FIXTURE();
+  Graph g = load_onnx(fx.model);
+  std::string poisoned;
+  for (auto& [name, t] : g.initializers)
+    if (t.dtype() == DType::kFloat32 && t.numel() > 100) {
+      t = t.clone();
+      t.data<float>()[t.numel() / 2] = std::nanf("");
+      poisoned = name;
+      break;
+    }
+  ASSERT_FALSE(poisoned.empty());
+  const std::string model = fx.dir + "/nan.onnx", out = fx.dir + "/nan.stats";
+  save_onnx(g, model);
+  expect_refusal(test::run_cli("calibrate --model " + q(model) + " --images " + q(fx.images) +
+                               " --n 2 --out " + q(out)),
+                 "'" + poisoned + "'", out);
+}
+
+TEST(QuantCliBadInput, NaNActivationNamesTheFirstValue) {
+  // images [1,3,32,32] -> Sub(x, 2) -> Sqrt (NaN for every pixel) -> Relu: the Sqrt output is the
+  // first value with NaN in execution order.
+  REQUIRE_FIXTURE();
+  Graph g;
+  g.inputs.push_back({"images", DType::kFloat32, {1, 3, 32, 32}});
+  g.initializers["two"] = Tensor::scalar<float>(2.0f);
+  Node sub;
+  sub.name = "sub";
+  sub.op_type = "Sub";
+  sub.inputs = {"images", "two"};
+  sub.outputs = {"shifted"};
+  Node sq;
+  sq.name = "sqrt";
+  sq.op_type = "Sqrt";
+  sq.inputs = {"shifted"};
+  sq.outputs = {"root"};
+  Node relu;
+  relu.name = "relu";
+  relu.op_type = "Relu";
+  relu.inputs = {"root"};
+  relu.outputs = {"out"};
+  g.nodes = {sub, sq, relu};
+  g.outputs.push_back({"out", DType::kFloat32, {1, 3, 32, 32}});
+  const std::string model = fx.dir + "/nan_act.onnx", out = fx.dir + "/nan_act.stats";
+  save_onnx(g, model);
+  expect_refusal(test::run_cli("calibrate --model " + q(model) + " --images " + q(fx.images) +
+                               " --n 2 --out " + q(out)),
+                 "activation 'root'", out);
+}
+
+}  // namespace
+}  // namespace edgeq
