@@ -3,28 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-#include <random>
 
 #include "cli_util.h"
 #include "core/file_io.h"
+#include "graph_builders.h"
 #include "ir/onnx_io.h"
-#include "quant/activation_encodings.h"
-#include "quant/calibrator.h"
-#include "quant/qdq_export.h"
 #include "test_util.h"
 
 namespace edgeq {
 namespace {
 
-Node node(const std::string& name, const std::string& op, std::vector<std::string> in,
-          std::vector<std::string> out) {
-  Node n;
-  n.name = name;
-  n.op_type = op;
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  return n;
-}
+using test::node;
 
 // x [1,2,4,4] -> Conv 1x1 -> c -> Sigmoid -> s; the Sigmoid and what follows stay float.
 struct Files {
@@ -38,23 +27,14 @@ Files make_files() {
   g.initializers["w"] = Tensor::from_vector<float>({2, 2, 1, 1}, {0.5f, -1.0f, 2.0f, 0.25f});
   g.nodes.push_back(node("conv", "Conv", {"x", "w"}, {"c"}));
   g.nodes.push_back(node("sig", "Sigmoid", {"c"}, {"s"}));
-  Calibrator cal(g, "test", "random");
-  std::mt19937 rng(9);
-  std::uniform_real_distribution<float> u(0, 1);
-  for (int k = 0; k < 3; ++k) {
-    std::vector<float> v(32);
-    for (float& x : v) x = u(rng);
-    cal.add({{"x", Tensor::from_vector<float>({1, 2, 4, 4}, v)}});
-  }
-  Stats s = cal.take();
+  Stats s = test::calibrate(g, "x", test::uniform_inputs(3, 9, 0, 1));
   QuantConfig c = config_for_scheme("w8a8");
   c.exclude_nodes = {"sig"};
-  QuantPlan plan = plan_quantization(g, c, [&](const std::string& v) { return s.values.count(v); });
   Files f;
   f.dir = test::temp_dir("doctor_cli");
   f.qdq = f.dir + "/q.onnx";
   f.stats = f.dir + "/s.json";
-  save_onnx(export_qdq(g, plan, activation_encodings(g, plan, s, c), c).graph, f.qdq);
+  save_onnx(test::export_qdq_model(g, s, c).graph, f.qdq);
   save_stats(s, f.stats);
   return f;
 }
@@ -80,8 +60,9 @@ TEST(DoctorCli, TextAndJsonReports) {
 
 TEST(DoctorCli, BadInputIsAClearError) {
   Files f = make_files();
-  write_file_atomic(f.dir + "/e.json",
-                    R"({"version": "1.0.0", "activation_encodings": [{"name": "ghost", "dtype": "INT",
+  write_file_atomic(
+      f.dir + "/e.json",
+      R"({"version": "1.0.0", "activation_encodings": [{"name": "ghost", "dtype": "INT",
       "enc_type": "PER_TENSOR", "bw": 8, "is_sym": false, "scale": [0.1], "offset": [0]}],
       "param_encodings": []})");
   test::CliResult r =

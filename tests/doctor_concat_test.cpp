@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/concat_spans.h"
+#include "graph_builders.h"
 
 namespace edgeq {
 namespace {
@@ -11,12 +12,7 @@ Graph concat_graph() {
   Graph g;
   g.inputs = {{"a", DType::kFloat32, {1, 1000}}, {"b", DType::kFloat32, {1, 1000}}};
   g.outputs = {{"c", DType::kFloat32, {2, 1000}}};
-  Node n;
-  n.name = "cat";
-  n.op_type = "Concat";
-  n.inputs = {"a", "b"};
-  n.outputs = {"c"};
-  g.nodes.push_back(n);
+  g.nodes.push_back(test::node("cat", "Concat", {"a", "b"}, {"c"}));
   return g;
 }
 

@@ -2,67 +2,35 @@
 // and rknn (and only noted for cpu); the same graph fully inside Q/DQ gives no warning or error.
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include "analysis/doctor.h"
 #include "analysis/float_tails.h"
-#include "quant/activation_encodings.h"
-#include "quant/calibrator.h"
-#include "quant/qdq_export.h"
+#include "core/error.h"
+#include "graph_builders.h"
 
 namespace edgeq {
 namespace {
 
-Node node(const std::string& name, const std::string& op, std::vector<std::string> in,
-          std::vector<std::string> out) {
-  Node n;
-  n.name = name;
-  n.op_type = op;
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  return n;
-}
+using test::node;
 
 // x [1,2,4,4] -> Conv 1x1 -> c -> Sigmoid -> s -> Reshape [1,2,16] -> r
 //   -> Mul(r, 2) -> d -> Add(d, r) -> e -> Concat(e, r) -> y
 Graph model() {
-  Graph g;
-  g.inputs = {{"x", DType::kFloat32, {1, 2, 4, 4}}};
-  g.outputs = {{"y", DType::kFloat32, {1, 4, 16}}};
-  g.initializers["w"] = Tensor::from_vector<float>({2, 2, 1, 1}, {0.5f, -1.0f, 2.0f, 0.25f});
-  g.initializers["b"] = Tensor::from_vector<float>({2}, {0.1f, -0.3f});
-  g.initializers["shape"] = Tensor::from_vector<int64_t>({3}, {1, 2, 16});
-  g.initializers["two"] = Tensor::scalar<float>(2.0f);
-  g.nodes.push_back(node("conv", "Conv", {"x", "w", "b"}, {"c"}));
-  g.nodes.push_back(node("sig", "Sigmoid", {"c"}, {"s"}));
-  g.nodes.push_back(node("reshape", "Reshape", {"s", "shape"}, {"r"}));
+  Graph g = test::conv_sigmoid_reshape();
   g.nodes.push_back(node("mul", "Mul", {"r", "two"}, {"d"}));
   g.nodes.push_back(node("add", "Add", {"d", "r"}, {"e"}));
   Node cat = node("cat", "Concat", {"e", "r"}, {"y"});
-  Attribute axis;
-  axis.kind = Attribute::Kind::kInt;
-  axis.i = 1;
-  cat.attrs["axis"] = axis;
+  cat.attrs["axis"] = test::int_attr(1);
   g.nodes.push_back(cat);
   return g;
 }
 
 Graph quantized(const std::set<std::string>& exclude) {
   Graph g = model();
-  Calibrator cal(g, "test", "random");
-  std::mt19937 rng(3);
-  std::uniform_real_distribution<float> u(0, 1);
-  for (int k = 0; k < 4; ++k) {
-    std::vector<float> v(32);
-    for (float& x : v) x = u(rng);
-    cal.add({{"x", Tensor::from_vector<float>({1, 2, 4, 4}, v)}});
-  }
-  Stats s = cal.take();
+  Stats s = test::calibrate(g, "x", test::uniform_inputs(4, 3, 0, 1));
   QuantConfig c = config_for_scheme("w8a8");
   c.placement = Placement::kQnn;
   c.exclude_nodes = exclude;
-  QuantPlan plan = plan_quantization(g, c, [&](const std::string& v) { return s.values.count(v); });
-  return export_qdq(g, plan, activation_encodings(g, plan, s, c), c).graph;
+  return test::export_qdq_model(g, s, c).graph;
 }
 
 int count(const std::vector<Finding>& f, const std::string& kind, Severity at_least) {

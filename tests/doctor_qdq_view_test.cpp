@@ -7,20 +7,13 @@
 #include "analysis/doctor.h"
 #include "analysis/qdq_patch.h"
 #include "analysis/qdq_view.h"
+#include "graph_builders.h"
 #include "runtime/executor.h"
 
 namespace edgeq {
 namespace {
 
-Node node(const std::string& name, const std::string& op, std::vector<std::string> in,
-          std::vector<std::string> out) {
-  Node n;
-  n.name = name;
-  n.op_type = op;
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  return n;
-}
+using test::node;
 
 // x [1,8] -> Q/DQ (u8, [-1, 1]) -> Relu -> Q/DQ (u8, [0, 0.5]) -> r
 Graph ort_style() {

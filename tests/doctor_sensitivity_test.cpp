@@ -8,6 +8,7 @@
 #include "analysis/sensitivity.h"
 #include "core/error.h"
 #include "core/file_io.h"
+#include "graph_builders.h"
 #include "quant/encoding.h"
 #include "test_util.h"
 
@@ -19,12 +20,7 @@ Graph square() {
   Graph g;
   g.inputs = {{"x", DType::kFloat32, {1, 64}}};
   g.outputs = {{"m", DType::kFloat32, {1, 64}}};
-  Node n;
-  n.name = "sq";
-  n.op_type = "Mul";
-  n.inputs = {"x", "x"};
-  n.outputs = {"m"};
-  g.nodes.push_back(n);
+  g.nodes.push_back(test::node("sq", "Mul", {"x", "x"}, {"m"}));
   return g;
 }
 

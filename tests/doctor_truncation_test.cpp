@@ -7,26 +7,13 @@
 #include "analysis/head_decode.h"
 #include "analysis/truncation.h"
 #include "core/error.h"
+#include "graph_builders.h"
 
 namespace edgeq {
 namespace {
 
-Node node(const std::string& name, const std::string& op, std::vector<std::string> in,
-          std::vector<std::string> out) {
-  Node n;
-  n.name = name;
-  n.op_type = op;
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  return n;
-}
-
-Attribute int_attr(int64_t v) {
-  Attribute a;
-  a.kind = Attribute::Kind::kInt;
-  a.i = v;
-  return a;
-}
+using test::int_attr;
+using test::node;
 
 // 0, 0.01, ..., 20: 2001 values.
 std::vector<float> ramp_to_20() {

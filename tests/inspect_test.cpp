@@ -7,6 +7,7 @@
 #include "analysis/model_summary.h"
 #include "cli_util.h"
 #include "core/file_io.h"
+#include "graph_builders.h"
 #include "ir/onnx_io.h"
 #include "test_util.h"
 #include "zoo/yolo11.h"
@@ -14,22 +15,8 @@
 namespace edgeq {
 namespace {
 
-Attribute ints_attr(std::vector<int64_t> v) {
-  Attribute a;
-  a.kind = Attribute::Kind::kInts;
-  a.ints = std::move(v);
-  return a;
-}
-
-Node make_node(const std::string& name, const std::string& op, std::vector<std::string> in,
-               std::vector<std::string> out) {
-  Node n;
-  n.name = name;
-  n.op_type = op;
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  return n;
-}
+using test::ints_attr;
+using test::node;
 
 const LayerSummary& layer(const ModelSummary& s, int index) {
   for (const auto& l : s.layers)
@@ -48,14 +35,14 @@ TEST(Inspect, HandBuiltGraphCountsByHand) {
   g.initializers["m"] = Tensor(DType::kFloat32, {32, 5});
   g.initializers["gw"] = Tensor(DType::kFloat32, {10, 6});
   g.initializers["gb"] = Tensor(DType::kFloat32, {6});
-  Node conv = make_node("/model.0/conv/Conv", "Conv", {"x", "w", "b"}, {"c"});
+  Node conv = node("/model.0/conv/Conv", "Conv", {"x", "w", "b"}, {"c"});
   conv.attrs = {{"strides", ints_attr({2, 2})}, {"pads", ints_attr({1, 1, 1, 1})}};
   g.nodes = {conv,
-             make_node("/model.0/act/Sigmoid", "Sigmoid", {"c"}, {"s"}),
-             make_node("/model.0/act/Mul", "Mul", {"c", "s"}, {"y0"}),
-             make_node("/model.1/Resize", "Resize", {"y0", "", "scales"}, {"y1"}),
-             make_node("/model.2/MatMul", "MatMul", {"y1", "m"}, {"y2"}),
-             make_node("/head/Gemm", "Gemm", {"a", "gw", "gb"}, {"z"})};
+             node("/model.0/act/Sigmoid", "Sigmoid", {"c"}, {"s"}),
+             node("/model.0/act/Mul", "Mul", {"c", "s"}, {"y0"}),
+             node("/model.1/Resize", "Resize", {"y0", "", "scales"}, {"y1"}),
+             node("/model.2/MatMul", "MatMul", {"y1", "m"}, {"y2"}),
+             node("/head/Gemm", "Gemm", {"a", "gw", "gb"}, {"z"})};
   g.outputs = {{"y2", DType::kFloat32, {}}, {"z", DType::kFloat32, {}}};
   std::map<std::string, Shape> shapes = {
       {"x", {1, 3, 32, 32}},  {"a", {4, 10}},         {"c", {1, 8, 16, 16}}, {"s", {1, 8, 16, 16}},
@@ -177,10 +164,10 @@ TEST(Inspect, QdqModelCountsQuantizedWeights) {
   g.initializers["b"] = Tensor(DType::kFloat32, {6});
   g.initializers["xs"] = Tensor::scalar<float>(0.02f);
   g.initializers["xz"] = Tensor::scalar<int8_t>(0);
-  g.nodes = {make_node("/model.0/QuantizeLinear", "QuantizeLinear", {"x", "xs", "xz"}, {"xq"}),
-             make_node("/model.0/DequantizeLinear", "DequantizeLinear", {"xq", "xs", "xz"}, {"xd"}),
-             make_node("/model.0/DequantizeLinear_1", "DequantizeLinear", {"wq", "ws"}, {"wd"}),
-             make_node("/model.0/conv/Conv", "Conv", {"xd", "wd", "b"}, {"y"})};
+  g.nodes = {node("/model.0/QuantizeLinear", "QuantizeLinear", {"x", "xs", "xz"}, {"xq"}),
+             node("/model.0/DequantizeLinear", "DequantizeLinear", {"xq", "xs", "xz"}, {"xd"}),
+             node("/model.0/DequantizeLinear_1", "DequantizeLinear", {"wq", "ws"}, {"wd"}),
+             node("/model.0/conv/Conv", "Conv", {"xd", "wd", "b"}, {"y"})};
   g.outputs = {{"y", DType::kFloat32, {1, 6, 8, 8}}};
   ModelSummary s = summarize_model(g);
   EXPECT_EQ(s.qdq_nodes, 3);

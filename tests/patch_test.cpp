@@ -4,16 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <random>
 
 #include "analysis/qdq_patch.h"
 #include "analysis/qdq_view.h"
 #include "cli_util.h"
 #include "core/error.h"
+#include "graph_builders.h"
 #include "ir/onnx_io.h"
-#include "quant/activation_encodings.h"
-#include "quant/calibrator.h"
-#include "quant/qdq_export.h"
 #include "quant/qdq_import.h"
 #include "runtime/executor.h"
 #include "test_util.h"
@@ -21,65 +18,31 @@
 namespace edgeq {
 namespace {
 
-Node node(const std::string& name, const std::string& op, std::vector<std::string> in,
-          std::vector<std::string> out) {
-  Node n;
-  n.name = name;
-  n.op_type = op;
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  return n;
-}
+using test::node;
 
 // x [1,2,4,4] -> Conv 1x1 -> c -> Sigmoid -> s -> Reshape [1,2,16] -> r; Div(r, 2) -> d;
 // Concat(r, d) -> y [1,4,16].
 Graph model() {
-  Graph g;
-  g.inputs = {{"x", DType::kFloat32, {1, 2, 4, 4}}};
-  g.outputs = {{"y", DType::kFloat32, {1, 4, 16}}};
-  g.initializers["w"] = Tensor::from_vector<float>({2, 2, 1, 1}, {0.5f, -1.0f, 2.0f, 0.25f});
-  g.initializers["b"] = Tensor::from_vector<float>({2}, {0.1f, -0.3f});
-  g.initializers["shape"] = Tensor::from_vector<int64_t>({3}, {1, 2, 16});
-  g.initializers["two"] = Tensor::scalar<float>(2.0f);
-  g.nodes.push_back(node("conv", "Conv", {"x", "w", "b"}, {"c"}));
-  g.nodes.push_back(node("sig", "Sigmoid", {"c"}, {"s"}));
-  g.nodes.push_back(node("reshape", "Reshape", {"s", "shape"}, {"r"}));
+  Graph g = test::conv_sigmoid_reshape();
   g.nodes.push_back(node("div", "Div", {"r", "two"}, {"d"}));
   Node cat = node("cat", "Concat", {"r", "d"}, {"y"});
-  Attribute axis;
-  axis.kind = Attribute::Kind::kInt;
-  axis.i = 1;
-  cat.attrs["axis"] = axis;
+  cat.attrs["axis"] = test::int_attr(1);
   g.nodes.push_back(cat);
   return g;
 }
 
 std::vector<Tensor> inputs() {
-  std::mt19937 rng(5);
-  std::uniform_real_distribution<float> u(-1, 1);
-  std::vector<Tensor> out;
-  for (int k = 0; k < 3; ++k) {
-    std::vector<float> v(32);
-    for (float& x : v) x = u(rng);
-    out.push_back(Tensor::from_vector<float>({1, 2, 4, 4}, v));
-  }
-  return out;
+  return test::uniform_inputs(3, 5, -1, 1);
 }
 
-struct Quantized {
-  Graph graph;
-  QuantPlan plan;
-};
+using Quantized = test::QdqExport;
 
 Quantized quantize(Placement p) {
   Graph g = model();
-  Calibrator cal(g, "test", "random");
-  for (const Tensor& x : inputs()) cal.add({{"x", x}});
-  Stats s = cal.take();
+  Stats s = test::calibrate(g, "x", inputs());
   QuantConfig c = config_for_scheme("w8a8");
   c.placement = p;
-  QuantPlan plan = plan_quantization(g, c, [&](const std::string& v) { return s.values.count(v); });
-  return {export_qdq(g, plan, activation_encodings(g, plan, s, c), c).graph, plan};
+  return test::export_qdq_model(g, s, c);
 }
 
 bool same_bytes(const Tensor& a, const Tensor& b) {
@@ -215,13 +178,10 @@ TEST(Patch, BadNamesAreClearErrors) {
   EXPECT_THROW(patch_qdq(q, {{"d"}, 0.0, 1.0, 12}), Error);
   // A value left in float: exclude the Div.
   Graph g = model();
-  Calibrator cal(g, "test", "random");
-  for (const Tensor& x : inputs()) cal.add({{"x", x}});
-  Stats s = cal.take();
+  Stats s = test::calibrate(g, "x", inputs());
   QuantConfig c = config_for_scheme("w8a8");
   c.exclude_nodes = {"div", "cat"};
-  QuantPlan plan = plan_quantization(g, c, [&](const std::string& v) { return s.values.count(v); });
-  Graph partial = export_qdq(g, plan, activation_encodings(g, plan, s, c), c).graph;
+  Graph partial = test::export_qdq_model(g, s, c).graph;
   try {
     patch_qdq(partial, {{"d"}, 0.0, 1.0, std::nullopt});
     FAIL() << "no error";

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "core/error.h"
+#include "graph_builders.h"
 #include "ir/onnx_io.h"
 #include "quant/activation_encodings.h"
 #include "quant/qdq_export.h"
@@ -18,28 +19,9 @@
 namespace edgeq {
 namespace {
 
-Attribute ints_attr(std::vector<int64_t> v) {
-  Attribute a;
-  a.kind = Attribute::Kind::kInts;
-  a.ints = std::move(v);
-  return a;
-}
-Attribute int_attr(int64_t v) {
-  Attribute a;
-  a.kind = Attribute::Kind::kInt;
-  a.i = v;
-  return a;
-}
-
-Node node(const std::string& name, const std::string& op, std::vector<std::string> in,
-          std::vector<std::string> out) {
-  Node n;
-  n.name = name;
-  n.op_type = op;
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  return n;
-}
+using test::int_attr;
+using test::ints_attr;
+using test::node;
 
 // images [1,2,4,4] -> Conv 1x1 (w, b) -> c -> Sigmoid -> s; Mul(c, s) -> m -> MaxPool 2x2 -> p
 // -> Reshape [1,3,4] -> r; Div(r, 2) -> d; Concat(r, d) -> out [1,6,4].
