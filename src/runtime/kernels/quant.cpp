@@ -94,6 +94,37 @@ void quantize_slice(const float* x, T* y, int64_t n, float scale, float zp) {
   }
 }
 
+// Calls f(base, c) for each [inner] slice (start offset, channel) of the outer x channels x
+// inner view, in parallel when the tensor is large.
+template <typename F>
+void for_each_slice(const AxisPlan& p, int64_t numel, F f) {
+#pragma omp parallel for collapse(2) if (numel > kParallelNumel)
+  for (int64_t o = 0; o < p.outer; ++o)
+    for (int64_t c = 0; c < p.channels; ++c) f((o * p.channels + c) * p.inner, c);
+}
+
+// Calls f(T{}) with T the C++ type of a quantized type (uint8 / int8 / uint16 / int16); returns
+// false for any other type.
+template <typename F>
+bool visit_q_type(DType t, F f) {
+  switch (t) {
+    case DType::kUInt8:
+      f(uint8_t{});
+      return true;
+    case DType::kInt8:
+      f(int8_t{});
+      return true;
+    case DType::kUInt16:
+      f(uint16_t{});
+      return true;
+    case DType::kInt16:
+      f(int16_t{});
+      return true;
+    default:
+      return false;
+  }
+}
+
 class QuantizeLinearKernel : public Kernel {
  public:
   explicit QuantizeLinearKernel(const KernelInit& init) : node_(init.node) {
@@ -116,22 +147,8 @@ class QuantizeLinearKernel : public Kernel {
   void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
     std::vector<float> s = scales(*in[1], node_);
     std::vector<int64_t> zp = zero_points(in.size() > 2 ? in[2] : nullptr, plan_.channels);
-    switch (out[0]->dtype()) {
-      case DType::kUInt8:
-        loop<uint8_t>(*in[0], *out[0], s, zp);
-        break;
-      case DType::kInt8:
-        loop<int8_t>(*in[0], *out[0], s, zp);
-        break;
-      case DType::kUInt16:
-        loop<uint16_t>(*in[0], *out[0], s, zp);
-        break;
-      case DType::kInt16:
-        loop<int16_t>(*in[0], *out[0], s, zp);
-        break;
-      default:
-        fail(node_.describe(), ": unexpected output type");
-    }
+    auto run_as = [&](auto tag) { loop<decltype(tag)>(*in[0], *out[0], s, zp); };
+    if (!visit_q_type(out[0]->dtype(), run_as)) fail(node_.describe(), ": unexpected output type");
   }
 
  private:
@@ -140,13 +157,10 @@ class QuantizeLinearKernel : public Kernel {
             const std::vector<int64_t>& zp) const {
     const float* src = x.data<float>();
     T* dst = y.data<T>();
-    const AxisPlan p = plan_;
-#pragma omp parallel for collapse(2) if (x.numel() > kParallelNumel)
-    for (int64_t o = 0; o < p.outer; ++o)
-      for (int64_t c = 0; c < p.channels; ++c) {
-        const int64_t base = (o * p.channels + c) * p.inner;
-        quantize_slice(src + base, dst + base, p.inner, s[c], static_cast<float>(zp[c]));
-      }
+    const int64_t inner = plan_.inner;
+    for_each_slice(plan_, x.numel(), [&](int64_t base, int64_t c) {
+      quantize_slice(src + base, dst + base, inner, s[c], static_cast<float>(zp[c]));
+    });
   }
 
   Node node_;
@@ -167,27 +181,12 @@ class DequantizeLinearKernel : public Kernel {
   void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
     std::vector<float> s = scales(*in[1], node_);
     std::vector<int64_t> zp = zero_points(in.size() > 2 ? in[2] : nullptr, plan_.channels);
-    switch (in[0]->dtype()) {
-      case DType::kUInt8:
-        loop<uint8_t>(*in[0], *out[0], s, zp);
-        break;
-      case DType::kInt8:
-        loop<int8_t>(*in[0], *out[0], s, zp);
-        break;
-      case DType::kUInt16:
-        loop<uint16_t>(*in[0], *out[0], s, zp);
-        break;
-      case DType::kInt16:
-        loop<int16_t>(*in[0], *out[0], s, zp);
-        break;
-      case DType::kInt32:
-        for (int64_t z : zp)
-          EDGEQ_CHECK(z == 0, node_.describe(), ": int32 input needs zero point 0, got ", z);
-        loop<int32_t>(*in[0], *out[0], s, zp);
-        break;
-      default:
-        fail(node_.describe(), ": unexpected input type");
-    }
+    auto run_as = [&](auto tag) { loop<decltype(tag)>(*in[0], *out[0], s, zp); };
+    if (visit_q_type(in[0]->dtype(), run_as)) return;
+    EDGEQ_CHECK(in[0]->dtype() == DType::kInt32, node_.describe(), ": unexpected input type");
+    for (int64_t z : zp)
+      EDGEQ_CHECK(z == 0, node_.describe(), ": int32 input needs zero point 0, got ", z);
+    run_as(int32_t{});
   }
 
  private:
@@ -196,16 +195,13 @@ class DequantizeLinearKernel : public Kernel {
             const std::vector<int64_t>& zp) const {
     const T* src = x.data<T>();
     float* dst = y.data<float>();
-    const AxisPlan p = plan_;
-#pragma omp parallel for collapse(2) if (x.numel() > kParallelNumel)
-    for (int64_t o = 0; o < p.outer; ++o)
-      for (int64_t c = 0; c < p.channels; ++c) {
-        const int64_t base = (o * p.channels + c) * p.inner;
-        const int32_t z = static_cast<int32_t>(zp[c]);
-        const float sc = s[c];
-        for (int64_t i = 0; i < p.inner; ++i)
-          dst[base + i] = static_cast<float>(static_cast<int32_t>(src[base + i]) - z) * sc;
-      }
+    const int64_t inner = plan_.inner;
+    for_each_slice(plan_, x.numel(), [&](int64_t base, int64_t c) {
+      const int32_t z = static_cast<int32_t>(zp[c]);
+      const float sc = s[c];
+      for (int64_t i = 0; i < inner; ++i)
+        dst[base + i] = static_cast<float>(static_cast<int32_t>(src[base + i]) - z) * sc;
+    });
   }
 
   Node node_;

@@ -149,26 +149,39 @@ void convert(const From* src, To* dst, int64_t n) {
   }
 }
 
+// Calls f(T{}) with T the C++ type of `t`, one of the types Cast converts between; returns
+// false for any other type.
+template <typename F>
+bool visit_cast_type(DType t, F f) {
+  switch (t) {
+#define EDGEQ_CAST_TYPE(DT, T) \
+  case DT:                     \
+    f(T{});                    \
+    return true;
+    EDGEQ_CAST_TYPE(DType::kFloat32, float)
+    EDGEQ_CAST_TYPE(DType::kFloat64, double)
+    EDGEQ_CAST_TYPE(DType::kUInt8, uint8_t)
+    EDGEQ_CAST_TYPE(DType::kInt8, int8_t)
+    EDGEQ_CAST_TYPE(DType::kUInt16, uint16_t)
+    EDGEQ_CAST_TYPE(DType::kInt16, int16_t)
+    EDGEQ_CAST_TYPE(DType::kInt32, int32_t)
+    EDGEQ_CAST_TYPE(DType::kInt64, int64_t)
+    EDGEQ_CAST_TYPE(DType::kBool, bool)
+#undef EDGEQ_CAST_TYPE
+    default:
+      return false;
+  }
+}
+
 template <typename To>
 void convert_from(const Tensor& x, To* dst) {
   const int64_t n = x.numel();
-  switch (x.dtype()) {
-#define EDGEQ_FROM(DT, T) \
-  case DT:                \
-    return convert<To, T>(x.data<T>(), dst, n);
-    EDGEQ_FROM(DType::kFloat32, float)
-    EDGEQ_FROM(DType::kFloat64, double)
-    EDGEQ_FROM(DType::kUInt8, uint8_t)
-    EDGEQ_FROM(DType::kInt8, int8_t)
-    EDGEQ_FROM(DType::kUInt16, uint16_t)
-    EDGEQ_FROM(DType::kInt16, int16_t)
-    EDGEQ_FROM(DType::kInt32, int32_t)
-    EDGEQ_FROM(DType::kInt64, int64_t)
-    EDGEQ_FROM(DType::kBool, bool)
-#undef EDGEQ_FROM
-    default:
-      fail("Cast: unsupported source type ", dtype_name(x.dtype()));
-  }
+  auto from = [&](auto tag) {
+    using T = decltype(tag);
+    convert<To, T>(x.data<T>(), dst, n);
+  };
+  if (!visit_cast_type(x.dtype(), from))
+    fail("Cast: unsupported source type ", dtype_name(x.dtype()));
 }
 
 class CastKernel : public Kernel {
@@ -191,23 +204,12 @@ class CastKernel : public Kernel {
       if (x.raw() != y.raw() && x.nbytes()) std::memcpy(y.raw(), x.raw(), x.nbytes());
       return;
     }
-    switch (y.dtype()) {
-#define EDGEQ_TO(DT, T) \
-  case DT:              \
-    return convert_from<T>(x, y.data<T>());
-      EDGEQ_TO(DType::kFloat32, float)
-      EDGEQ_TO(DType::kFloat64, double)
-      EDGEQ_TO(DType::kUInt8, uint8_t)
-      EDGEQ_TO(DType::kInt8, int8_t)
-      EDGEQ_TO(DType::kUInt16, uint16_t)
-      EDGEQ_TO(DType::kInt16, int16_t)
-      EDGEQ_TO(DType::kInt32, int32_t)
-      EDGEQ_TO(DType::kInt64, int64_t)
-      EDGEQ_TO(DType::kBool, bool)
-#undef EDGEQ_TO
-      default:
-        fail("Cast: unsupported target type ", dtype_name(y.dtype()));
-    }
+    auto to = [&](auto tag) {
+      using T = decltype(tag);
+      convert_from<T>(x, y.data<T>());
+    };
+    if (!visit_cast_type(y.dtype(), to))
+      fail("Cast: unsupported target type ", dtype_name(y.dtype()));
   }
 };
 

@@ -164,9 +164,26 @@ class SplitKernel : public Kernel {
   int64_t rank_ = 0, axis_ = 0;
 };
 
+// ---- Strided views: Slice, Transpose, Expand ------------------------------------------
+
+// Output = a strided view of input 0: output element (i_0, ..., i_n) reads input element
+// offset_ + sum_d i_d * strides_[d]. Subclasses set strides_, offset_ and the output.
+class StridedViewKernel : public Kernel {
+ public:
+  void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
+    Tensor& y = *out[0];
+    if (y.numel() == 0) return;
+    copy_strided(y.raw(), in[0]->raw(), dtype_size(y.dtype()), y.shape(), strides_, offset_);
+  }
+
+ protected:
+  std::vector<int64_t> strides_;
+  int64_t offset_ = 0;
+};
+
 // ---- Slice -------------------------------------------------------------------------------
 
-class SliceKernel : public Kernel {
+class SliceKernel : public StridedViewKernel {
  public:
   explicit SliceKernel(const KernelInit& init) {
     const ValueDesc& x = init.in(0);
@@ -223,16 +240,6 @@ class SliceKernel : public Kernel {
     }
     outputs.push_back({x.dtype, out, nullptr});
   }
-
-  void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
-    Tensor& y = *out[0];
-    if (y.numel() == 0) return;
-    copy_strided(y.raw(), in[0]->raw(), dtype_size(y.dtype()), y.shape(), strides_, offset_);
-  }
-
- private:
-  std::vector<int64_t> strides_;
-  int64_t offset_ = 0;
 };
 
 // ---- Reshape-like ops: same bytes, new shape ------------------------------------------------
@@ -331,7 +338,7 @@ std::unique_ptr<Kernel> make_flatten(const KernelInit& init) {
 
 // ---- Transpose ---------------------------------------------------------------------------
 
-class TransposeKernel : public Kernel {
+class TransposeKernel : public StridedViewKernel {
  public:
   explicit TransposeKernel(const KernelInit& init) {
     const ValueDesc& x = init.in(0);
@@ -353,14 +360,6 @@ class TransposeKernel : public Kernel {
     }
     outputs.push_back({x.dtype, out, nullptr});
   }
-  void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
-    Tensor& y = *out[0];
-    if (y.numel() == 0) return;
-    copy_strided(y.raw(), in[0]->raw(), dtype_size(y.dtype()), y.shape(), strides_, 0);
-  }
-
- private:
-  std::vector<int64_t> strides_;
 };
 
 // ---- Gather ------------------------------------------------------------------------------
@@ -407,7 +406,7 @@ class GatherKernel : public Kernel {
 
 // ---- Expand / Tile -----------------------------------------------------------------------
 
-class ExpandKernel : public Kernel {
+class ExpandKernel : public StridedViewKernel {
  public:
   explicit ExpandKernel(const KernelInit& init) {
     const ValueDesc& x = init.in(0);
@@ -420,14 +419,6 @@ class ExpandKernel : public Kernel {
       strides_[i] = x.shape[i - lead] == 1 ? 0 : in_strides[i - lead];
     outputs.push_back({x.dtype, out, nullptr});
   }
-  void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
-    Tensor& y = *out[0];
-    if (y.numel() == 0) return;
-    copy_strided(y.raw(), in[0]->raw(), dtype_size(y.dtype()), y.shape(), strides_, 0);
-  }
-
- private:
-  std::vector<int64_t> strides_;
 };
 
 class TileKernel : public Kernel {
