@@ -4,18 +4,11 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/text_format.h"
 #include "quant/range_scheme.h"
 
 namespace edgeq {
-namespace {
-
-std::string fmt(const char* f, double a) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, a);
-  return buf;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::vector<ConcatSpan> concat_spans(const Graph& g, const Stats& stats, int bits) {
   auto mse = make_mse_scheme();
@@ -72,10 +65,11 @@ std::vector<Finding> concat_findings(const std::vector<ConcatSpan>& spans, bool 
                 "",
                 c.ratio,
                 {}};
-      f.message = "inputs differ " + fmt("%.1f", c.ratio) + "x in span (" + c.inputs[wide] + " " +
-                  fmt("%.4g", c.spans[wide]) + " vs " + c.inputs[narrow] + " " +
-                  fmt("%.4g", c.spans[narrow]) + "): under one shared " + std::to_string(bits) +
-                  "-bit encoding the narrow input gets " + fmt("%.3g", levels) + " levels";
+      f.message =
+          "inputs differ " + format_number("%.1f", c.ratio) + "x in span (" + c.inputs[wide] + " " +
+          format_number("%.4g", c.spans[wide]) + " vs " + c.inputs[narrow] + " " +
+          format_number("%.4g", c.spans[narrow]) + "): under one shared " + std::to_string(bits) +
+          "-bit encoding the narrow input gets " + format_number("%.3g", levels) + " levels";
       f.numbers = {{"ratio", c.ratio}, {"narrow_levels", levels}};
       out.push_back(f);
     }
@@ -88,9 +82,10 @@ std::vector<Finding> concat_findings(const std::vector<ConcatSpan>& spans, bool 
                 c.cut_fraction,
                 {}};
       f.message = "a shared " + std::to_string(bits) + "-bit MSE encoding of the inputs [" +
-                  fmt("%.4g", c.shared_lo) + ", " + fmt("%.4g", c.shared_hi) + "] would cut " +
-                  fmt("%.0f", 100.0 * c.cut_share) + "% of this input's range (" +
-                  fmt("%.3g", 100.0 * c.cut_fraction) + "% of its values)";
+                  format_number("%.4g", c.shared_lo) + ", " + format_number("%.4g", c.shared_hi) +
+                  "] would cut " + format_number("%.0f", 100.0 * c.cut_share) +
+                  "% of this input's range (" + format_number("%.3g", 100.0 * c.cut_fraction) +
+                  "% of its values)";
       f.numbers = {{"shared_lo", c.shared_lo},
                    {"shared_hi", c.shared_hi},
                    {"cut_fraction", c.cut_fraction},

@@ -3,20 +3,13 @@
 #include <cmath>
 #include <set>
 
+#include "ir/constants.h"
+
 namespace edgeq {
 namespace {
 
 const std::set<std::string> kMovers = {"Reshape", "Transpose", "Squeeze", "Unsqueeze",
                                        "Flatten", "Slice",     "Split"};
-
-const Tensor* constant(const Graph& g, const std::string& v) {
-  auto it = g.initializers.find(v);
-  if (it != g.initializers.end()) return &it->second;
-  int p = g.producer_of(v);
-  if (p >= 0 && g.nodes[p].op_type == "Constant" && g.nodes[p].has_attr("value"))
-    return &g.nodes[p].attrs.at("value").t;
-  return nullptr;
-}
 
 // Distinct strides of a per-anchor stride constant, or empty when it is not one.
 std::vector<int> strides_of(const Tensor& t) {
@@ -32,7 +25,7 @@ std::vector<int> strides_of(const Tensor& t) {
 }
 
 bool is_constant_two(const Graph& g, const std::string& v) {
-  const Tensor* t = constant(g, v);
+  const Tensor* t = find_constant(g, v);
   if (!t || t->dtype() != DType::kFloat32 || t->numel() == 0) return false;
   for (float x : t->to_floats())
     if (std::fabs(x - 2.0f) > 2e-2f) return false;
@@ -47,8 +40,8 @@ std::vector<StrideMul> find_stride_muls(const Graph& g) {
     const Node& n = g.nodes[i];
     if (n.op_type != "Mul" || n.inputs.size() != 2 || n.outputs.empty()) continue;
     for (int k = 0; k < 2; ++k) {
-      const Tensor* c = constant(g, n.inputs[k]);
-      if (!c || constant(g, n.inputs[1 - k])) continue;
+      const Tensor* c = find_constant(g, n.inputs[k]);
+      if (!c || find_constant(g, n.inputs[1 - k])) continue;
       std::vector<int> s = strides_of(*c);
       if (s.empty()) continue;
       out.push_back({static_cast<int>(i), n.inputs[1 - k], n.outputs[0], s});
@@ -81,7 +74,7 @@ std::map<std::string, PixelMeaning> pixel_meanings(const Graph& g) {
     while (!todo.empty()) {
       std::string v = todo.back();
       todo.pop_back();
-      if (!seen.insert(v).second || constant(g, v)) continue;
+      if (!seen.insert(v).second || find_constant(g, v)) continue;
       out[v] = {true, m.strides};
       int p = g.producer_of(v);
       if (p < 0) continue;

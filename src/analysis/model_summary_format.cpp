@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "analysis/model_summary.h"
+#include "core/text_format.h"
 
 namespace edgeq {
 namespace {
@@ -17,12 +18,6 @@ std::string with_commas(int64_t v) {
     out += digits[i];
   }
   return (v < 0 ? "-" : "") + out;
-}
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
 }
 
 double share(int64_t part, int64_t total) {
@@ -63,10 +58,12 @@ std::string format_summary(const ModelSummary& s) {
                   l.flops / 1e9, l.output_bytes / 1e6, l.nodes);
     os << line;
   }
-  os << "\ntotal: " << with_commas(s.params) << " parameters (" << fmt("%.2f", s.params / 1e6)
-     << " M), " << fmt("%.2f", s.flops / 1e9) << " GFLOPs at this input size\n"
+  os << "\ntotal: " << with_commas(s.params) << " parameters ("
+     << format_number("%.2f", s.params / 1e6) << " M), " << format_number("%.2f", s.flops / 1e9)
+     << " GFLOPs at this input size\n"
      << "  (FLOPs = " << kFlopsConvention << ", as Ultralytics' GFLOPs;\n"
-     << "   elementwise ops counted apart: " << fmt("%.3f", s.elementwise_ops / 1e9) << " G)\n";
+     << "   elementwise ops counted apart: " << format_number("%.3f", s.elementwise_ops / 1e9)
+     << " G)\n";
   for (const auto& p : s.parts) {
     std::snprintf(line, sizeof line, "  %-9s %-10s params %5.1f %%   FLOPs %5.1f %%\n",
                   p.name.c_str(), ("(" + p.range + ")").c_str(), share(p.params, s.params),

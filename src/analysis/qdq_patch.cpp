@@ -5,6 +5,7 @@
 
 #include "analysis/qdq_view.h"
 #include "core/error.h"
+#include "ir/constants.h"
 #include "quant/quant_plan.h"
 #include "quant/weight_encoding.h"
 
@@ -13,16 +14,6 @@ namespace {
 
 constexpr const char* kContribDomain = "com.microsoft";
 
-// A constant tensor by name: an initializer or a Constant node's value.
-Tensor* mutable_constant(Graph& g, const std::string& v) {
-  auto it = g.initializers.find(v);
-  if (it != g.initializers.end()) return &it->second;
-  int p = g.producer_of(v);
-  if (p >= 0 && g.nodes[p].op_type == "Constant" && g.nodes[p].has_attr("value"))
-    return &g.nodes[p].attrs.at("value").t;
-  return nullptr;
-}
-
 struct Act {
   ActivationQdq qdq;
   std::set<std::string> params;  // scale / zero-point names of its Q and DQ nodes
@@ -30,14 +21,14 @@ struct Act {
 };
 
 Encoding current_encoding(const Graph& g, const ActivationQdq& a) {
-  const Tensor* s = mutable_constant(const_cast<Graph&>(g), a.scale);
+  const Tensor* s = find_constant(g, a.scale);
   EDGEQ_CHECK(s && s->numel() == 1 && s->dtype() == DType::kFloat32, "patch: '", a.value,
               "' has a per-axis or non-float scale; patch re-encodes per-tensor activations only");
   const Node& q = g.nodes[a.quantize];
   DType qt = DType::kUInt8;
   int64_t zp = 0;
   if (!a.zero_point.empty()) {
-    const Tensor* z = mutable_constant(const_cast<Graph&>(g), a.zero_point);
+    const Tensor* z = find_constant(g, a.zero_point);
     EDGEQ_CHECK(z && z->numel() == 1, "patch: '", a.value, "' has a non-constant zero point");
     qt = z->dtype();
     zp = z->to_ints()[0];
@@ -72,7 +63,7 @@ void check_value(const Graph& g, const std::map<std::string, Act>& acts, const s
   if (acts.count(v)) return;
   for (const Node& n : g.nodes)
     if (n.op_type == "DequantizeLinear" && !n.outputs.empty() &&
-        float_value_name(n.outputs[0]) == v && mutable_constant(const_cast<Graph&>(g), n.inputs[0]))
+        float_value_name(n.outputs[0]) == v && find_constant(g, n.inputs[0]))
       fail("patch: '", v,
            "' is a quantized constant (weight or bias); patch re-encodes activations only");
   Graph view = strip_qdq(g);
@@ -157,7 +148,7 @@ PatchResult patch_qdq(const Graph& qdq, const PatchRequest& req) {
         if (n.inputs[2].empty()) n.inputs[2] = zname;
       }
       for (size_t k = 1; k < n.inputs.size() && k < 3; ++k) {
-        Tensor* t = mutable_constant(g, n.inputs[k]);
+        Tensor* t = find_constant(g, n.inputs[k]);
         EDGEQ_CHECK(t, "patch: ", n.describe(), " reads a non-constant parameter '", n.inputs[k],
                     "'");
         *t = (k == 1 ? scale : zp).reshaped(t->shape());

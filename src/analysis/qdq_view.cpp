@@ -4,15 +4,10 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/text_format.h"
 
 namespace edgeq {
 namespace {
-
-std::string strip_suffix(const std::string& s, const std::string& suffix) {
-  if (s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0)
-    return s.substr(0, s.size() - suffix.size());
-  return s;
-}
 
 std::map<std::string, const Tensor*> constants_of(const Graph& g) {
   std::map<std::string, const Tensor*> c;

@@ -4,14 +4,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/text_format.h"
+
 namespace edgeq {
 namespace {
-
-std::string fmt(const char* f, double a) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, a);
-  return buf;
-}
 
 std::string bits_name(const Encoding& e) {
   return std::string(e.is_signed ? "int" : "uint") + std::to_string(e.bitwidth);
@@ -54,12 +50,13 @@ std::vector<Finding> truncation_findings(const std::map<std::string, TensorEncod
         {"obs_min", h.min()},       {"obs_max", h.max()},        {"clipped_fraction", c.fraction},
         {"clipped_below", c.below}, {"clipped_above", c.above},  {"over_lo", c.over_lo},
         {"over_hi", c.over_hi},     {"steps_over", c.steps_over}};
-    f.message = bits_name(e) + " [" + fmt("%.4g", e.min) + ", " + fmt("%.4g", e.max) +
-                "] does not cover observed [" + fmt("%.4g", h.min()) + ", " + fmt("%.4g", h.max()) +
-                "]: " + fmt("%.3g", 100.0 * c.fraction) + "% of values clipped";
+    f.message = bits_name(e) + " [" + format_number("%.4g", e.min) + ", " +
+                format_number("%.4g", e.max) + "] does not cover observed [" +
+                format_number("%.4g", h.min()) + ", " + format_number("%.4g", h.max()) +
+                "]: " + format_number("%.3g", 100.0 * c.fraction) + "% of values clipped";
     bool hi_clip = c.above > 0, lo_clip = c.below > 0;
-    if (hi_clip) f.message += ", above by up to " + fmt("%.4g", c.over_hi);
-    if (lo_clip) f.message += ", below by up to " + fmt("%.4g", c.over_lo);
+    if (hi_clip) f.message += ", above by up to " + format_number("%.4g", c.over_hi);
+    if (lo_clip) f.message += ", below by up to " + format_number("%.4g", c.over_lo);
     // How bad: the distance clipped, relative to the encoding's range.
     double enc_span = std::max(double(e.max) - e.min, 1e-30);
     double rel = std::max(hi_clip ? c.over_hi : 0, lo_clip ? c.over_lo : 0) / enc_span;
@@ -88,9 +85,10 @@ std::vector<Finding> truncation_findings(const std::map<std::string, TensorEncod
           if (!inside && !pins.empty()) continue;
           if (pins.empty()) f.numbers["pin_px"] = pin, f.numbers["pin_stride"] = st;
           pins += std::string(pins.empty() ? "" : "; ") +
-                  (grid ? fmt("%.2f", e.max) + " grid units x stride " + std::to_string(st) + " = "
+                  (grid ? format_number("%.2f", e.max) + " grid units x stride " +
+                              std::to_string(st) + " = "
                         : std::string()) +
-                  fmt("%.1f", pin) + " px" + (inside ? "" : " (beyond the input)");
+                  format_number("%.1f", pin) + " px" + (inside ? "" : " (beyond the input)");
           if (inside) worst_px = std::max(worst_px, over);
           outside |= !inside && over >= 1;
         }
@@ -98,8 +96,8 @@ std::vector<Finding> truncation_findings(const std::map<std::string, TensorEncod
       if (lo_clip) {
         double pin = e.min * strides.front(), over = c.over_lo * strides.front();
         f.numbers["pin_low_px"] = pin;
-        pins += std::string(pins.empty() ? "" : "; ") + "low side " + fmt("%.1f", pin) + " px" +
-                (grid ? " (stride " + std::to_string(strides.front()) + ")" : "") +
+        pins += std::string(pins.empty() ? "" : "; ") + "low side " + format_number("%.1f", pin) +
+                " px" + (grid ? " (stride " + std::to_string(strides.front()) + ")" : "") +
                 (pin > 0 ? "" : " (outside the input)");
         if (pin > 0) worst_px = std::max(worst_px, over);
         outside |= pin <= 0 && over >= 1;

@@ -4,14 +4,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/text_format.h"
+
 namespace edgeq {
 namespace {
-
-std::string fmt(const char* f, double a) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, a);
-  return buf;
-}
 
 bool starts_with(const std::string& s, const std::string& p) {
   return s.rfind(p, 0) == 0;
@@ -58,18 +54,20 @@ std::vector<Finding> range_findings(const Stats& stats,
       // Pixel-space values at 8 bit: a step wider than a pixel (DESIGN lesson 3).
       Finding f{
           bits == 8 ? Severity::kWarning : Severity::kInfo, "range", name, "", "", r.step8, {}};
-      f.message = "pixel-space value spans " + fmt("%.1f", r.span) +
-                  " px: " + fmt("%.2f", r.step8) + " px a step at 8 bit, " + fmt("%.4f", r.step16) +
-                  " px at 16 bit" + (bits == 8 ? " (it is encoded at 8 bit: use 16)" : "");
+      f.message = "pixel-space value spans " + format_number("%.1f", r.span) +
+                  " px: " + format_number("%.2f", r.step8) + " px a step at 8 bit, " +
+                  format_number("%.4f", r.step16) + " px at 16 bit" +
+                  (bits == 8 ? " (it is encoded at 8 bit: use 16)" : "");
       f.numbers = {{"span", r.span}, {"step8", r.step8}, {"step16", r.step16}};
       out.push_back(f);
     }
     double core = r.p9999 - r.p0001;
     if (r.count >= 10000 && core > 0 && (r.max - r.min) / core > 4.0) {
       Finding f{Severity::kInfo, "range", name, "", "", (r.max - r.min) / core, {}};
-      f.message = "long tail: [min, max] = [" + fmt("%.4g", r.min) + ", " + fmt("%.4g", r.max) +
-                  "] is " + fmt("%.1f", (r.max - r.min) / core) + "x the p0.01..p99.99 range [" +
-                  fmt("%.4g", r.p0001) + ", " + fmt("%.4g", r.p9999) +
+      f.message = "long tail: [min, max] = [" + format_number("%.4g", r.min) + ", " +
+                  format_number("%.4g", r.max) + "] is " +
+                  format_number("%.1f", (r.max - r.min) / core) + "x the p0.01..p99.99 range [" +
+                  format_number("%.4g", r.p0001) + ", " + format_number("%.4g", r.p9999) +
                   "]; a clipping range scheme will cut it";
       f.numbers = {{"min", r.min}, {"max", r.max}, {"p0.01", r.p0001}, {"p99.99", r.p9999}};
       out.push_back(f);
@@ -88,8 +86,9 @@ std::vector<Finding> tap_block_findings(const Stats& stats) {
       spans.begin(), spans.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
   double ratio = lo->second > 0 ? hi->second / lo->second : INFINITY;
   Finding f{ratio > 3 ? Severity::kWarning : Severity::kInfo, "tap-blocks", "", "", "", ratio, {}};
-  f.message = "tap blocks differ " + fmt("%.1f", ratio) + "x in span (" + hi->first + " " +
-              fmt("%.3g", hi->second) + " vs " + lo->first + " " + fmt("%.3g", lo->second) + ")" +
+  f.message = "tap blocks differ " + format_number("%.1f", ratio) + "x in span (" + hi->first +
+              " " + format_number("%.3g", hi->second) + " vs " + lo->first + " " +
+              format_number("%.3g", lo->second) + ")" +
               (ratio > 3 ? ": quantize each tap on its own, never with one shared encoding" : "");
   f.numbers = {{"ratio", ratio},
                {"max_span", hi->second},

@@ -5,14 +5,10 @@
 #include <ostream>
 #include <string>
 
+#include "core/text_format.h"
+
 namespace edgeq {
 namespace {
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), f, v);
-  return buf;
-}
 
 // JSON has no infinity / NaN: write null for them.
 nlohmann::json num(double v) {
@@ -61,16 +57,17 @@ void print_compare_report(const CompareReport& rep, std::ostream& os) {
   os << "\ndetections (conf " << post.conf << ", NMS IoU " << post.iou
      << ", matched at IoU >= " << rep.options.match_iou << ", original-image px)\n";
   os << "  reference " << d.ref_count << ", test " << d.test_count << ", matched " << d.matched
-     << " (match rate " << fmt("%.1f%%", 100.0 * d.match_rate) << "), extra " << d.extra
+     << " (match rate " << format_number("%.1f%%", 100.0 * d.match_rate) << "), extra " << d.extra
      << ", missing " << d.missing << "\n";
-  os << "  box corner error px   mean " << fmt("%.3f", d.box_px.mean) << "  p95 "
-     << fmt("%.3f", d.box_px.p95) << "  max " << fmt("%.3f", d.box_px.max) << "\n";
+  os << "  box corner error px   mean " << format_number("%.3f", d.box_px.mean) << "  p95 "
+     << format_number("%.3f", d.box_px.p95) << "  max " << format_number("%.3f", d.box_px.max)
+     << "\n";
   if (rep.pose)
-    os << "  keypoint error px     mean " << fmt("%.3f", d.kpt_px.mean) << "  p95 "
-       << fmt("%.3f", d.kpt_px.p95) << "  max " << fmt("%.3f", d.kpt_px.max) << "  ("
-       << d.kpt_px.count << " points visible in the reference)\n";
-  os << "  score shift           mean " << fmt("%.4f", d.score_abs.mean) << "  max "
-     << fmt("%.4f", d.score_abs.max) << "\n";
+    os << "  keypoint error px     mean " << format_number("%.3f", d.kpt_px.mean) << "  p95 "
+       << format_number("%.3f", d.kpt_px.p95) << "  max " << format_number("%.3f", d.kpt_px.max)
+       << "  (" << d.kpt_px.count << " points visible in the reference)\n";
+  os << "  score shift           mean " << format_number("%.4f", d.score_abs.mean) << "  max "
+     << format_number("%.4f", d.score_abs.max) << "\n";
   if (!rep.has_labels) {
     os << "\nlabels: none (give --labels DIR, or keep labels/ beside images/)\n";
     return;

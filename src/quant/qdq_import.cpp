@@ -1,15 +1,10 @@
 #include "quant/qdq_import.h"
 
 #include "core/error.h"
+#include "core/text_format.h"
 
 namespace edgeq {
 namespace {
-
-std::string strip_suffix(const std::string& s, const std::string& suffix) {
-  if (s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0)
-    return s.substr(0, s.size() - suffix.size());
-  return s;
-}
 
 bool is_qdq_domain(const std::string& d) {
   return d.empty() || d == "com.microsoft";
