@@ -128,6 +128,25 @@ class PoolKernel : public Kernel {
     return t;
   }
 
+  // Calls f(ih, iw) for each tap of a window (taps th / tw from input row ih0 / column iw0)
+  // that lands inside the input, rows outer; returns how many did.
+  template <typename F>
+  static int64_t for_each_inside(const Axis& h, const Taps& th, int64_t ih0, const Axis& w,
+                                 const Taps& tw, int64_t iw0, F&& f) {
+    int64_t count = 0;
+    for (int64_t i = th.begin; i < th.end; ++i) {
+      const int64_t ih = ih0 + i * h.d;
+      if (ih < 0 || ih >= h.in) continue;
+      for (int64_t j = tw.begin; j < tw.end; ++j) {
+        const int64_t iw = iw0 + j * w.d;
+        if (iw < 0 || iw >= w.in) continue;
+        f(ih, iw);
+        ++count;
+      }
+    }
+    return count;
+  }
+
   void run_nchw(const float* x, float* y) const {
     const Axis &h = g_.h, &w = g_.w;
     const int64_t planes = g_.n * g_.c;
@@ -142,18 +161,11 @@ class PoolKernel : public Kernel {
           const Taps tw = taps(w, ow);
           const int64_t iw0 = ow * w.s - w.p0;
           float acc = kind_ == PoolKind::kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
-          int64_t count = 0;
-          for (int64_t i = th.begin; i < th.end; ++i) {
-            const int64_t ih = ih0 + i * h.d;
-            if (ih < 0 || ih >= h.in) continue;
-            for (int64_t j = tw.begin; j < tw.end; ++j) {
-              const int64_t iw = iw0 + j * w.d;
-              if (iw < 0 || iw >= w.in) continue;
-              const float v = xp[ih * w.in + iw];
-              acc = kind_ == PoolKind::kMax ? std::max(acc, v) : acc + v;
-              ++count;
-            }
-          }
+          const int64_t count =
+              for_each_inside(h, th, ih0, w, tw, iw0, [&](int64_t ih, int64_t iw) {
+                const float v = xp[ih * w.in + iw];
+                acc = kind_ == PoolKind::kMax ? std::max(acc, v) : acc + v;
+              });
           if (kind_ == PoolKind::kAvg) {
             const int64_t div = include_pad_ ? th.padded * tw.padded : count;
             acc = div > 0 ? acc / static_cast<float>(div) : 0.0f;
@@ -180,24 +192,16 @@ class PoolKernel : public Kernel {
         float* yv = y + ((n * h.out + oh) * w.out + ow) * C;
         const float init = kind_ == PoolKind::kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
         for (int64_t c = 0; c < C; ++c) yv[c] = init;
-        int64_t count = 0;
-        for (int64_t i = th.begin; i < th.end; ++i) {
-          const int64_t ih = ih0 + i * h.d;
-          if (ih < 0 || ih >= h.in) continue;
-          for (int64_t j = tw.begin; j < tw.end; ++j) {
-            const int64_t iw = iw0 + j * w.d;
-            if (iw < 0 || iw >= w.in) continue;
-            const float* xv = x + ((n * h.in + ih) * w.in + iw) * C;
-            if (kind_ == PoolKind::kMax) {
+        const int64_t count = for_each_inside(h, th, ih0, w, tw, iw0, [&](int64_t ih, int64_t iw) {
+          const float* xv = x + ((n * h.in + ih) * w.in + iw) * C;
+          if (kind_ == PoolKind::kMax) {
 #pragma omp simd
-              for (int64_t c = 0; c < C; ++c) yv[c] = std::max(yv[c], xv[c]);
-            } else {
+            for (int64_t c = 0; c < C; ++c) yv[c] = std::max(yv[c], xv[c]);
+          } else {
 #pragma omp simd
-              for (int64_t c = 0; c < C; ++c) yv[c] += xv[c];
-            }
-            ++count;
+            for (int64_t c = 0; c < C; ++c) yv[c] += xv[c];
           }
-        }
+        });
         if (kind_ == PoolKind::kAvg) {
           const int64_t div = include_pad_ ? th.padded * tw.padded : count;
           const float inv = div > 0 ? 1.0f / static_cast<float>(div) : 0.0f;
