@@ -36,4 +36,41 @@ template <> constexpr DType dtype_of<int32_t>() { return DType::kInt32; }
 template <> constexpr DType dtype_of<int64_t>() { return DType::kInt64; }
 template <> constexpr DType dtype_of<bool>() { return DType::kBool; }
 
+// Calls f(T{}) with T the C++ type of `t` (float, double, uint8_t, ..., int64_t, bool); returns
+// false, calling nothing, for kUndefined or any other value.
+template <typename F>
+bool visit_dtype(DType t, F&& f) {
+  switch (t) {
+    case DType::kFloat32:
+      f(float{});
+      return true;
+    case DType::kFloat64:
+      f(double{});
+      return true;
+    case DType::kUInt8:
+      f(uint8_t{});
+      return true;
+    case DType::kInt8:
+      f(int8_t{});
+      return true;
+    case DType::kUInt16:
+      f(uint16_t{});
+      return true;
+    case DType::kInt16:
+      f(int16_t{});
+      return true;
+    case DType::kInt32:
+      f(int32_t{});
+      return true;
+    case DType::kInt64:
+      f(int64_t{});
+      return true;
+    case DType::kBool:
+      f(bool{});
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace edgeq

@@ -60,23 +60,11 @@ template <typename Out>
 static std::vector<Out> convert_all(const Tensor& t) {
   std::vector<Out> out(t.numel());
   int64_t n = t.numel();
-  switch (t.dtype()) {
-#define EDGEQ_CASE(DT, T) \
-  case DT:                \
-    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(t.data<T>()[i]); \
-    break;
-    EDGEQ_CASE(DType::kFloat32, float)
-    EDGEQ_CASE(DType::kFloat64, double)
-    EDGEQ_CASE(DType::kUInt8, uint8_t)
-    EDGEQ_CASE(DType::kInt8, int8_t)
-    EDGEQ_CASE(DType::kUInt16, uint16_t)
-    EDGEQ_CASE(DType::kInt16, int16_t)
-    EDGEQ_CASE(DType::kInt32, int32_t)
-    EDGEQ_CASE(DType::kInt64, int64_t)
-    EDGEQ_CASE(DType::kBool, bool)
-#undef EDGEQ_CASE
-    default: fail("cannot convert tensor of type ", dtype_name(t.dtype()));
-  }
+  auto from = [&](auto tag) {
+    using T = decltype(tag);
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(t.data<T>()[i]);
+  };
+  if (!visit_dtype(t.dtype(), from)) fail("cannot convert tensor of type ", dtype_name(t.dtype()));
   return out;
 }
 

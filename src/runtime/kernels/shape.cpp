@@ -68,24 +68,11 @@ std::unique_ptr<Kernel> make_constant(const KernelInit& init) {
 Tensor filled(DType dtype, const Shape& shape, double v) {
   Tensor t(dtype, shape);
   const int64_t n = t.numel();
-  switch (dtype) {
-#define EDGEQ_FILL(DT, T)                                       \
-  case DT:                                                      \
-    std::fill(t.data<T>(), t.data<T>() + n, static_cast<T>(v)); \
-    break;
-    EDGEQ_FILL(DType::kFloat32, float)
-    EDGEQ_FILL(DType::kFloat64, double)
-    EDGEQ_FILL(DType::kUInt8, uint8_t)
-    EDGEQ_FILL(DType::kInt8, int8_t)
-    EDGEQ_FILL(DType::kUInt16, uint16_t)
-    EDGEQ_FILL(DType::kInt16, int16_t)
-    EDGEQ_FILL(DType::kInt32, int32_t)
-    EDGEQ_FILL(DType::kInt64, int64_t)
-    EDGEQ_FILL(DType::kBool, bool)
-#undef EDGEQ_FILL
-    default:
-      fail("cannot fill a tensor of type ", dtype_name(dtype));
-  }
+  auto fill = [&](auto tag) {
+    using T = decltype(tag);
+    std::fill(t.data<T>(), t.data<T>() + n, static_cast<T>(v));
+  };
+  if (!visit_dtype(dtype, fill)) fail("cannot fill a tensor of type ", dtype_name(dtype));
   return t;
 }
 
@@ -149,30 +136,6 @@ void convert(const From* src, To* dst, int64_t n) {
   }
 }
 
-// Calls f(T{}) with T the C++ type of `t`, one of the types Cast converts between; returns
-// false for any other type.
-template <typename F>
-bool visit_cast_type(DType t, F f) {
-  switch (t) {
-#define EDGEQ_CAST_TYPE(DT, T) \
-  case DT:                     \
-    f(T{});                    \
-    return true;
-    EDGEQ_CAST_TYPE(DType::kFloat32, float)
-    EDGEQ_CAST_TYPE(DType::kFloat64, double)
-    EDGEQ_CAST_TYPE(DType::kUInt8, uint8_t)
-    EDGEQ_CAST_TYPE(DType::kInt8, int8_t)
-    EDGEQ_CAST_TYPE(DType::kUInt16, uint16_t)
-    EDGEQ_CAST_TYPE(DType::kInt16, int16_t)
-    EDGEQ_CAST_TYPE(DType::kInt32, int32_t)
-    EDGEQ_CAST_TYPE(DType::kInt64, int64_t)
-    EDGEQ_CAST_TYPE(DType::kBool, bool)
-#undef EDGEQ_CAST_TYPE
-    default:
-      return false;
-  }
-}
-
 template <typename To>
 void convert_from(const Tensor& x, To* dst) {
   const int64_t n = x.numel();
@@ -180,8 +143,7 @@ void convert_from(const Tensor& x, To* dst) {
     using T = decltype(tag);
     convert<To, T>(x.data<T>(), dst, n);
   };
-  if (!visit_cast_type(x.dtype(), from))
-    fail("Cast: unsupported source type ", dtype_name(x.dtype()));
+  if (!visit_dtype(x.dtype(), from)) fail("Cast: unsupported source type ", dtype_name(x.dtype()));
 }
 
 class CastKernel : public Kernel {
@@ -208,8 +170,7 @@ class CastKernel : public Kernel {
       using T = decltype(tag);
       convert_from<T>(x, y.data<T>());
     };
-    if (!visit_cast_type(y.dtype(), to))
-      fail("Cast: unsupported target type ", dtype_name(y.dtype()));
+    if (!visit_dtype(y.dtype(), to)) fail("Cast: unsupported target type ", dtype_name(y.dtype()));
   }
 };
 
