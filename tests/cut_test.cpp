@@ -11,6 +11,7 @@
 
 #include "cli_util.h"
 #include "core/error.h"
+#include "graph_builders.h"
 #include "ir/onnx_io.h"
 #include "runtime/executor.h"
 #include "test_util.h"
@@ -238,12 +239,7 @@ TEST_F(CutZoo, BadTapsAndArms) {
 TEST(Cut, ModelWithoutUltralyticsNames) {
   Graph g;
   g.inputs.push_back({"x", DType::kFloat32, {1, 3, 8, 8}});
-  Node n;
-  n.name = "relu_1";
-  n.op_type = "Relu";
-  n.inputs = {"x"};
-  n.outputs = {"y"};
-  g.nodes.push_back(n);
+  g.nodes.push_back(test::node("relu_1", "Relu", {"x"}, {"y"}));
   g.outputs.push_back({"y", DType::kFloat32, {1, 3, 8, 8}});
   try {
     cut_model(g, CutSpec{});

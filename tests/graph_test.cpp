@@ -1,17 +1,13 @@
 #include <gtest/gtest.h>
 
+#include "graph_builders.h"
 #include "ir/graph.h"
 
 namespace edgeq {
 
 TEST(Graph, TopoOrderRejectsUndefinedInput) {
   Graph g;
-  Node n;
-  n.name = "a";
-  n.op_type = "Relu";
-  n.inputs = {"missing"};
-  n.outputs = {"y"};
-  g.nodes.push_back(n);
+  g.nodes.push_back(test::node("a", "Relu", {"missing"}, {"y"}));
   try {
     g.topo_order();
     FAIL() << "expected an error";

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 
 #include "core/error.h"
 #include "graph_builders.h"
@@ -51,15 +50,7 @@ Graph small_graph() {
 }
 
 std::vector<Tensor> inputs(int n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  std::vector<Tensor> out;
-  for (int k = 0; k < n; ++k) {
-    std::vector<float> v(32);
-    for (auto& x : v) x = u(rng);
-    out.push_back(Tensor::from_vector<float>({1, 2, 4, 4}, v));
-  }
-  return out;
+  return test::uniform_inputs(n, seed, 0, 1);
 }
 
 Stats calibrate(const Graph& g, const std::vector<Tensor>& xs) {
