@@ -107,22 +107,7 @@ void for_each_slice(const AxisPlan& p, int64_t numel, F f) {
 // false for any other type.
 template <typename F>
 bool visit_q_type(DType t, F f) {
-  switch (t) {
-    case DType::kUInt8:
-      f(uint8_t{});
-      return true;
-    case DType::kInt8:
-      f(int8_t{});
-      return true;
-    case DType::kUInt16:
-      f(uint16_t{});
-      return true;
-    case DType::kInt16:
-      f(int16_t{});
-      return true;
-    default:
-      return false;
-  }
+  return is_q_type(t) && visit_dtype(t, f);
 }
 
 class QuantizeLinearKernel : public Kernel {
