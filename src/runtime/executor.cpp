@@ -7,27 +7,13 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "runtime/constant_folding.h"
 #include "runtime/fusion.h"
 #include "runtime/layout.h"
+#include "runtime/layout_choice.h"
 #include "runtime/memory_plan.h"
 
 namespace edgeq {
-namespace {
-
-const std::unordered_set<std::string>& elementwise_ops() {
-  static const std::unordered_set<std::string> ops = {"Sigmoid", "Mul", "Add",  "Sub", "Div",
-                                                      "Relu",    "Tanh", "Exp", "Neg", "Abs"};
-  return ops;
-}
-
-// Ops whose output is the input's bytes under another shape: planned as aliases, not copies.
-bool is_view_op(const std::string& op) {
-  return op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze" || op == "Identity";
-}
-
-bool is_float_4d(const ValueDesc& d) { return d.dtype == DType::kFloat32 && d.shape.size() == 4; }
-
-}  // namespace
 
 // A buffer holding one value in one layout.
 struct Slot {
@@ -46,8 +32,8 @@ struct Step {
   std::unique_ptr<Kernel> kernel;
   std::string what;  // node description for errors
   std::string op;
-  int node = -1;     // index into the planned node list (kernel steps)
-  double ms = 0;     // accumulated when profiling
+  int node = -1;  // index into the planned node list (kernel steps)
+  double ms = 0;  // accumulated when profiling
   std::vector<const Tensor*> in;
   std::vector<Tensor*> out;
   std::vector<int> in_slots, out_slots;
@@ -67,7 +53,7 @@ struct Executor::Plan {
   std::vector<Step> steps;
   std::vector<std::pair<std::string, int>> input_slots;   // graph input -> slot
   std::vector<std::pair<std::string, int>> output_slots;  // graph output -> slot (-1: constant)
-  std::vector<std::pair<std::string, int>> input_hooks;  // graph inputs are stored plain
+  std::vector<std::pair<std::string, int>> input_hooks;   // graph inputs are stored plain
   Tensor arena;
   size_t arena_bytes = 0;
   int threads = 1;
@@ -105,65 +91,11 @@ void Executor::prepare() {
   g.sort_topologically();
 
   // Pass 1: types, shapes and constant folding over the original graph.
-  for (const auto& kv : g.initializers) {
-    p.constants[kv.first] = kv.second;
-    p.descs[kv.first] = {kv.second.dtype(), kv.second.shape(), &p.constants[kv.first]};
-  }
-  for (const auto& in : g.inputs) {
-    for (int64_t d : in.shape)
-      EDGEQ_CHECK(d > 0, "graph input '", in.name, "' has a dynamic shape ", shape_str(in.shape),
-                  "; edgeq needs static shapes (re-export with a fixed imgsz and batch)");
-    p.descs[in.name] = {in.dtype, in.shape, nullptr};
-    p.activation_order.push_back(in.name);
-  }
-  std::vector<bool> folded(g.nodes.size(), false);
-  for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
-    const Node& node = g.nodes[ni];
-    KernelInit init{node, {}, g.opset(node.domain)};
-    bool all_const = true;
-    for (const auto& name : node.inputs) {
-      if (name.empty()) {
-        init.inputs.push_back({DType::kUndefined, {}, nullptr});
-        continue;
-      }
-      auto it = p.descs.find(name);
-      EDGEQ_CHECK(it != p.descs.end(), node.describe(), " reads undefined value '", name, "'");
-      init.inputs.push_back(it->second);
-      all_const &= it->second.constant != nullptr;
-    }
-    bool shape_only = node.op_type == "Shape" && node.domain.empty();
-    std::unique_ptr<Kernel> k = create_kernel(init);
-    EDGEQ_CHECK(k->outputs.size() >= node.outputs.size() || node.outputs.empty(), node.describe(),
-                ": kernel produced fewer outputs than the node declares");
-    if (all_const || shape_only) {
-      std::vector<Tensor> ins;
-      std::vector<const Tensor*> in_ptrs;
-      ins.reserve(init.inputs.size());
-      for (const auto& d : init.inputs)
-        ins.push_back(d.constant ? *d.constant : Tensor::view(d.dtype, d.shape, nullptr));
-      for (size_t i = 0; i < ins.size(); ++i)
-        in_ptrs.push_back(init.inputs[i].dtype == DType::kUndefined ? nullptr : &ins[i]);
-      std::vector<Tensor> outs;
-      std::vector<Tensor*> out_ptrs;
-      for (const auto& d : k->outputs) outs.emplace_back(d.dtype, d.shape);
-      for (auto& t : outs) out_ptrs.push_back(&t);
-      k->run(in_ptrs, out_ptrs);
-      for (size_t o = 0; o < node.outputs.size(); ++o) {
-        if (node.outputs[o].empty()) continue;
-        p.constants[node.outputs[o]] = outs[o];
-        p.descs[node.outputs[o]] = {outs[o].dtype(), outs[o].shape(), &p.constants[node.outputs[o]]};
-      }
-      folded[ni] = true;
-      continue;
-    }
-    for (size_t o = 0; o < node.outputs.size(); ++o) {
-      if (node.outputs[o].empty()) continue;
-      p.descs[node.outputs[o]] = {k->outputs[o].dtype, k->outputs[o].shape, nullptr};
-      p.activation_order.push_back(node.outputs[o]);
-    }
-  }
-  for (const auto& o : g.outputs)
-    EDGEQ_CHECK(p.descs.count(o.name), "graph output '", o.name, "' is not produced by any node");
+  ShapePass shapes = infer_and_fold(g);
+  p.descs = std::move(shapes.descs);
+  p.constants = std::move(shapes.constants);
+  p.activation_order = std::move(shapes.activation_order);
+  const std::vector<bool>& folded = shapes.folded;
 
   // Pass 2: fusion on the nodes that run.
   Graph rt;
@@ -224,44 +156,22 @@ void Executor::prepare() {
   }
 
   for (const Node& node : rt.nodes) {
-    // Choose the node's layout.
-    Layout layout = Layout::kPlain;
     std::vector<ValueDesc> in_descs;
     for (const auto& name : node.inputs)
       in_descs.push_back(name.empty() ? ValueDesc{DType::kUndefined, {}, nullptr} : p.descs[name]);
-    auto is_nhwc_act = [&](size_t i) {
+    const std::string& op = node.op_type;
+    auto input_is_nhwc = [&](size_t i) {
       return !node.inputs[i].empty() && !in_descs[i].constant &&
              stored_layout(node.inputs[i]) == Layout::kNHWC;
     };
-    const std::string& op = node.op_type;
-    if (opt_.channels_last && node.domain.empty() && !node.inputs.empty() &&
-        is_float_4d(in_descs[0]) && !in_descs[0].constant) {
-      if (op == "Conv") {
-        layout = Layout::kNHWC;
-      } else if (op == "MaxPool" || op == "AveragePool" || op == "Resize") {
-        if (is_nhwc_act(0)) layout = Layout::kNHWC;
-      } else if (op == "Concat" || op == "Split" || elementwise_ops().count(op)) {
-        bool ok = true, any = false;
-        const Shape& out_shape = p.descs[node.outputs[0]].shape;
-        for (size_t i = 0; i < node.inputs.size(); ++i) {
-          if (node.inputs[i].empty()) continue;
-          const ValueDesc& d = in_descs[i];
-          if (op == "Split" && i > 0) continue;  // split sizes
-          if (elementwise_ops().count(op)) {
-            if (shape_numel(d.shape) == 1) continue;
-            ok &= d.shape == out_shape && !d.constant;
-          } else {
-            ok &= is_float_4d(d) && !d.constant;
-          }
-          any |= is_nhwc_act(i);
-        }
-        if (ok && any) layout = Layout::kNHWC;
-      }
-    }
+    const Layout layout =
+        opt_.channels_last
+            ? choose_layout(node, in_descs, p.descs[node.outputs[0]].shape, input_is_nhwc)
+            : Layout::kPlain;
     // A view op on a plain, internal, unwatched value becomes an alias of its input.
-    if (layout == Layout::kPlain && is_view_op(op) && node.domain.empty() && node.outputs.size() == 1 &&
-        !in_descs[0].constant && !protect.count(node.outputs[0]) && !hooks_for(node.outputs[0]) &&
-        !p.descs[node.outputs[0]].constant) {
+    if (layout == Layout::kPlain && is_view_op(op) && node.domain.empty() &&
+        node.outputs.size() == 1 && !in_descs[0].constant && !protect.count(node.outputs[0]) &&
+        !hooks_for(node.outputs[0]) && !p.descs[node.outputs[0]].constant) {
       int src = slot_in(node.inputs[0], Layout::kPlain);
       if (!p.slots[src].external) {
         int id = new_slot(node.outputs[0], Layout::kPlain);
@@ -293,7 +203,8 @@ void Executor::prepare() {
       const std::string& v = node.outputs[o];
       const ValueDesc& kd = s.kernel->outputs[o];
       p.descs[v].dtype = kd.dtype;
-      EDGEQ_CHECK(kd.shape == p.descs[v].shape, node.describe(), ": output shape changed between planning passes");
+      EDGEQ_CHECK(kd.shape == p.descs[v].shape, node.describe(),
+                  ": output shape changed between planning passes");
       s.out_slots.push_back(new_slot(v, layout));
     }
     std::vector<std::string> produced = node.outputs;
@@ -372,9 +283,12 @@ void Executor::prepare() {
     const Node& node = rt.nodes[s.node];
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       int id = s.in_slots[i];
-      if (id >= 0) s.in.push_back(&p.slots[id].view);
-      else if (node.inputs[i].empty()) s.in.push_back(nullptr);
-      else s.in.push_back(&p.constants.at(node.inputs[i]));
+      if (id >= 0)
+        s.in.push_back(&p.slots[id].view);
+      else if (node.inputs[i].empty())
+        s.in.push_back(nullptr);
+      else
+        s.in.push_back(&p.constants.at(node.inputs[i]));
     }
   }
   plan_ = std::move(plan);
@@ -410,14 +324,22 @@ std::map<std::string, Tensor> Executor::run(const std::map<std::string, Tensor>&
   }
   for (const auto& [name, id] : p.input_hooks) call_hooks(name, p.slots[id].view, p.slots[id].view);
   for (Step& s : p.steps) {
-    auto t0 = opt_.profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+    auto t0 =
+        opt_.profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     switch (s.kind) {
-      case Step::Kind::kKernel: s.kernel->run(s.in, s.out); break;
-      case Step::Kind::kToNHWC: nchw_to_nhwc(*s.in[0], *s.out[0]); break;
-      case Step::Kind::kToPlain: nhwc_to_nchw(*s.in[0], *s.out[0]); break;
+      case Step::Kind::kKernel:
+        s.kernel->run(s.in, s.out);
+        break;
+      case Step::Kind::kToNHWC:
+        nchw_to_nhwc(*s.in[0], *s.out[0]);
+        break;
+      case Step::Kind::kToPlain:
+        nhwc_to_nchw(*s.in[0], *s.out[0]);
+        break;
     }
     if (opt_.profile)
-      s.ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      s.ms +=
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     for (const auto& h : s.hooks) {
       const Tensor& stored = p.slots[h.stored_slot].view;
       call_hooks(h.value, h.logical_slot >= 0 ? p.slots[h.logical_slot].view : stored, stored);
