@@ -256,17 +256,21 @@ TEST(QuantStats, LoadRejectsMalformedFiles) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find(p), std::string::npos);
   }
-  // A histogram whose bins do not add up to its count.
+  // A histogram whose bins do not add up to its binned count, one that bins more values than it
+  // counts, and one that is sampled in a file that says every value was binned.
   Stats s;
   s.model_sha256 = "x";
   std::vector<float> v = {1.0f, 2.0f};
   s.values["v"].add(v.data(), v.size());
   std::string jp = temp_path("tampered.json");
-  save_stats(s, jp);
-  nlohmann::json j = nlohmann::json::parse(read_file(jp));
-  j["values"]["v"]["count"] = 3;
-  write_file_atomic(jp, j.dump());
-  EXPECT_THROW(load_stats(jp), Error);
+  for (auto [field, value] : {std::pair<const char*, int>{"binned", 3}, {"count", 1}, {"count", 3}}) {
+    save_stats(s, jp);
+    nlohmann::json j = nlohmann::json::parse(read_file(jp));
+    j["values"]["v"][field] = value;
+    write_file_atomic(jp, j.dump());
+    EXPECT_THROW(load_stats(jp), Error) << field << " = " << value;
+  }
+  nlohmann::json j;
   // A newer version.
   save_stats(s, jp);
   j = nlohmann::json::parse(read_file(jp));

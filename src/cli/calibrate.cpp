@@ -25,6 +25,7 @@ struct CalibrateArgs {
   size_t n = 128;
   uint64_t seed = 0;
   int threads = 0;
+  int histogram_stride = CalibratorOptions().histogram_stride;
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -49,8 +50,9 @@ void run_calibrate(const CalibrateArgs& a) {
               << " is clamped, images are not repeated)\n";
   EDGEQ_CHECK(!mine.empty(), "shard ", a.shard, " of ", sample.size(), " sampled images is empty");
 
-  ExecutorOptions opt;
-  opt.threads = a.threads;
+  CalibratorOptions opt;
+  opt.executor.threads = a.threads;
+  opt.histogram_stride = a.histogram_stride;
   const std::string input_name = in.name;
   Calibrator cal(std::move(g), sha256_hex(bytes), letterbox_preprocessing(h, w), opt);
   Progress progress("calibrate", mine.size());
@@ -86,7 +88,13 @@ void run_calibrate(const CalibrateArgs& a) {
       used, a.shard.c_str(), sample.size(), static_cast<unsigned long long>(a.seed),
       format_duration(progress.elapsed_s()).c_str(), 1e3 * (t_pre + t_run) / used,
       1e3 * t_pre / used, 1e3 * t_run / used);
-  std::printf("%zu values observed; peak RSS %.1f MiB\nwrote %s\n", stats.values.size(),
+  std::printf("%zu values: %zu read, %zu derived from their inputs; histograms bin %s; peak RSS "
+              "%.1f MiB\nwrote %s\n",
+              stats.values.size(), cal.observed().size(), cal.derived().size(),
+              a.histogram_stride > 1
+                  ? ("1 chunk in up to " + std::to_string(a.histogram_stride) + " of large values")
+                        .c_str()
+                  : "every value",
               peak_rss_bytes() / 1048576.0, a.out.c_str());
 }
 
@@ -107,6 +115,11 @@ void register_calibrate(CLI::App& app) {
   cmd->add_option("--shard", a->shard, "i/N: calibrate every N-th sampled image from i")
       ->capture_default_str();
   cmd->add_option("--threads", a->threads, "threads (0: all cores)");
+  cmd->add_option("--histogram-stride", a->histogram_stride,
+                  "histogram sampling: bin one 256-value chunk in up to this many of each value "
+                  "over 32768 elements (1: bin every value; min/max/counts always see all)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
   cmd->add_option("--out", a->out, "stats file to write (CBOR; .json for JSON)")->required();
   cmd->callback([a] { run_calibrate(*a); });
 }

@@ -1,20 +1,150 @@
 #include "quant/calibrator.h"
 
+#include <cmath>
+#include <set>
+
+#include "core/error.h"
+#include "core/fast_math.h"
+
 namespace edgeq {
+namespace {
+
+const std::set<std::string> kSameValues = {"Reshape",   "Flatten",  "Squeeze",
+                                           "Unsqueeze", "Identity", "Transpose"};
+
+}  // namespace
 
 Calibrator::Calibrator(Graph graph, std::string model_sha256, std::string preprocessing,
-                       ExecutorOptions opt)
-    : executor_(std::move(graph), opt) {
+                       CalibratorOptions opt)
+    : executor_(std::move(graph), opt.executor) {
   stats_.model_sha256 = std::move(model_sha256);
   stats_.preprocessing = std::move(preprocessing);
-  executor_.add_hook("*", [this](const std::string& v, const Tensor& t) {
-    if (t.dtype() == DType::kFloat32) stats_.observe(v, t);
-  }, HookView::kAsStored);  // statistics ignore element order: skip NHWC -> NCHW copies
+  stats_.histogram_stride = opt.histogram_stride;
+
+  std::set<std::string> floats;
+  for (const std::string& v : executor_.activations())
+    if (executor_.desc(v).dtype == DType::kFloat32) floats.insert(v);
+  if (opt.derive) {
+    for (const Node& n : executor_.graph().nodes) {
+      if (n.outputs.size() != 1 || !floats.count(n.outputs[0]) || n.inputs.empty()) continue;
+      std::vector<std::string> from;
+      if (kSameValues.count(n.op_type))
+        from = {n.inputs[0]};
+      else if (n.op_type == "Concat")
+        from = n.inputs;
+      else
+        continue;
+      bool all_float = true;
+      for (const std::string& in : from) all_float = all_float && floats.count(in);
+      if (all_float) sources_[n.outputs[0]] = std::move(from);
+    }
+  }
+  if (opt.derive) {  // SiLU taps on values that are read (not derived themselves)
+    std::set<std::string> tapped;
+    for (const Node& n : executor_.graph().nodes) {
+      if (n.op_type != "Sigmoid" || !n.domain.empty() || n.inputs.size() != 1 ||
+          n.outputs.size() != 1)
+        continue;
+      const std::string &t = n.inputs[0], &s = n.outputs[0];
+      if (!floats.count(t) || !floats.count(s) || sources_.count(t) || taps_.count(t)) continue;
+      taps_[t].sigmoid = s;
+      tapped.insert(s);
+    }
+    for (const Node& n : executor_.graph().nodes) {
+      if (n.op_type != "Mul" || !n.domain.empty() || n.inputs.size() != 2 || n.outputs.size() != 1)
+        continue;
+      for (int k = 0; k < 2; ++k) {
+        auto it = taps_.find(n.inputs[k]);
+        if (it != taps_.end() && it->second.sigmoid == n.inputs[1 - k] && it->second.silu.empty() &&
+            floats.count(n.outputs[0])) {
+          it->second.silu = n.outputs[0];
+          tapped.insert(n.outputs[0]);
+          break;
+        }
+      }
+    }
+    for (const std::string& v : tapped) sources_[v] = {};  // filled at t's hook
+  }
+  for (const std::string& v : executor_.activations()) {
+    if (!floats.count(v)) continue;
+    if (sources_.count(v)) {
+      derived_.push_back(v);
+      continue;
+    }
+    observed_.push_back(v);
+    // Statistics ignore element order: the stored view skips NHWC -> NCHW copies.
+    executor_.add_hook(
+        v, [this](const std::string& name, const Tensor& t) { observe(name, t); },
+        HookView::kAsStored);
+  }
 }
 
 void Calibrator::add(const std::map<std::string, Tensor>& inputs) {
   executor_.run(inputs);
   stats_.images++;
+}
+
+void Calibrator::observe(const std::string& value, const Tensor& t) {
+  auto tap = taps_.find(value);
+  if (tap == taps_.end()) return stats_.observe(value, t);
+  EDGEQ_CHECK(t.dtype() == DType::kFloat32, "statistics of '", value, "': value is ",
+              dtype_name(t.dtype()), ", only float32 values are observed");
+  const float* x = t.data<float>();
+  const int64_t n = t.numel();
+  BatchScan scan = stats_.values[value].add(x, n, stats_.histogram_stride, kSiluArgMin);
+  derive_silu(tap->second, x, n, scan);
+}
+
+void Calibrator::derive_silu(const SiluTap& tap, const float* x, int64_t n,
+                             const BatchScan& scan) {
+  const int stride = stats_.histogram_stride;
+  if (n <= 0) return;
+  if (scan.finite != static_cast<uint64_t>(n)) {  // NaN or Inf (rare): compute every value
+    std::vector<float> s(n), y(n);
+    for (int64_t i = 0; i < n; ++i) {
+      s[i] = sigmoid_fast(x[i]);
+      y[i] = silu_fast(x[i]);
+    }
+    stats_.values[tap.sigmoid].add(s.data(), n, stride);
+    if (!tap.silu.empty()) stats_.values[tap.silu].add(y.data(), n, stride);
+    return;
+  }
+  stats_.values[tap.sigmoid].add_derived(
+      n, stride, sigmoid_fast(scan.lo), sigmoid_fast(scan.hi), [x](int64_t b, int64_t e, float* out) {
+#pragma omp simd
+        for (int64_t i = b; i < e; ++i) out[i - b] = sigmoid_fast(x[i]);
+      });
+  if (tap.silu.empty()) return;
+  // SiLU falls until kSiluArgMin and rises after it: its minimum over the batch is at the value
+  // nearest kSiluArgMin from either side, its maximum at one of the ends.
+  float lo = INFINITY;
+  if (scan.below != -INFINITY) lo = std::min(lo, silu_fast(scan.below));
+  if (scan.above != INFINITY) lo = std::min(lo, silu_fast(scan.above));
+  const float hi = std::max(silu_fast(scan.lo), silu_fast(scan.hi));
+  stats_.values[tap.silu].add_derived(n, stride, lo, hi, [x](int64_t b, int64_t e, float* out) {
+#pragma omp simd
+    for (int64_t i = b; i < e; ++i) out[i - b] = silu_fast(x[i]);
+  });
+}
+
+void Calibrator::fill_derived(Stats& s) const {
+  for (const std::string& v : derived_) {  // execution order: sources come first
+    if (sources_.at(v).empty()) continue;  // Sigmoid / SiLU values, filled at their input's hook
+    Histogram h;
+    for (const std::string& from : sources_.at(v)) h.merge(s.values.at(from));
+    s.values[v] = std::move(h);
+  }
+}
+
+Stats Calibrator::stats() const {
+  Stats s = stats_;
+  if (s.images > 0) fill_derived(s);
+  return s;
+}
+
+Stats Calibrator::take() {
+  if (stats_.images > 0) fill_derived(stats_);
+  return std::move(stats_);
 }
 
 }  // namespace edgeq

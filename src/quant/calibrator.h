@@ -1,8 +1,18 @@
-// Calibrator: runs a model in FP32 and streams every float activation (graph inputs included)
-// into Stats through one executor hook, so no intermediate tensor outlives its step.
+// Calibrator: runs a model in FP32 and streams float activations (graph inputs included) into
+// Stats through executor hooks, so no intermediate tensor outlives its step.
+//
+// Values that only move other values keep their statistics without being read: the output of
+// Reshape / Flatten / Squeeze / Unsqueeze / Identity / Transpose holds the same values as its
+// input, and a Concat output holds the union of its inputs, so their histograms are the input's
+// (or the inputs' merged, which is exact; see Histogram) and are filled in by stats() / take().
+// Sigmoid(t) and Mul(t, Sigmoid(t)) (SiLU) are functions of t: their statistics come from t's hook
+// (exact min / max from t's scan, since sigmoid rises and SiLU falls then rises; bins from the
+// function applied to the chunks of t that are binned), so the executor never materializes the
+// Sigmoid output and runs each SiLU as one pass.
 #pragma once
 #include <map>
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
 #include "quant/stats.h"
@@ -10,19 +20,45 @@
 
 namespace edgeq {
 
+struct CalibratorOptions {
+  ExecutorOptions executor;
+  // Histogram sampling (Histogram::add's max_stride); 1 bins every value. min, max and counts
+  // always cover every value.
+  int histogram_stride = 64;
+  // Derive pass-through, Sigmoid and SiLU values from their inputs (see above) instead of
+  // reading them.
+  bool derive = true;
+};
+
 class Calibrator {
  public:
   // `model_sha256` and `preprocessing` are recorded in the stats (see Stats).
   Calibrator(Graph graph, std::string model_sha256, std::string preprocessing,
-             ExecutorOptions opt = {});
+             CalibratorOptions opt = {});
   // One forward pass; counts one image per call.
   void add(const std::map<std::string, Tensor>& inputs);
-  const Stats& stats() const { return stats_; }
-  Stats take() { return std::move(stats_); }
+  // Statistics so far, derived values filled in.
+  Stats stats() const;
+  Stats take();
+  // Values read through hooks / derived from others (execution order).
+  const std::vector<std::string>& observed() const { return observed_; }
+  const std::vector<std::string>& derived() const { return derived_; }
+  // Per-step forward times when CalibratorOptions::executor.profile is set (hooks excluded).
+  std::vector<StepTime> profile() const { return executor_.profile(); }
 
  private:
-  Stats stats_;
+  struct SiluTap {
+    std::string sigmoid, silu;  // outputs of Sigmoid(t) and Mul(t, Sigmoid(t)); silu may be ""
+  };
+  void observe(const std::string& value, const Tensor& t);
+  void derive_silu(const SiluTap& tap, const float* t, int64_t n, const BatchScan& scan);
+  void fill_derived(Stats& s) const;
+
+  Stats stats_;  // observed values only
   Executor executor_;
+  std::vector<std::string> observed_, derived_;
+  std::map<std::string, std::vector<std::string>> sources_;  // pass-through value -> its inputs
+  std::map<std::string, SiluTap> taps_;                      // t -> values computed from it
 };
 
 }  // namespace edgeq

@@ -1,7 +1,13 @@
 #include "quant/histogram.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <functional>
+#include <utility>
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -92,49 +98,112 @@ void Histogram::fit_range() {
 
 namespace {
 
-// min / max of the finite values and the NaN / Inf counts of x[0, n).
+// One thread's part of a batch scan: min / max (ignoring NaN; +-Inf may become lo or hi, and then
+// add() makes a second, rare pass), the NaN count, and with kPivot the largest value <= pivot and
+// the smallest >= pivot. For _mm256_min_ps / max_ps a NaN first operand yields the second, and
+// comparisons with NaN are false, so NaN never enters any of them.
 struct Scan {
   float lo = INFINITY, hi = -INFINITY;
-  uint64_t nan = 0, inf = 0;
+  uint64_t nan = 0;
+  float below = -INFINITY, above = INFINITY;
 };
 
-Scan scan(const float* x, int64_t n) {
-  float lo = INFINITY, hi = -INFINITY;
-  uint64_t nan = 0;
-  // Comparisons with NaN are false, so NaN never becomes lo or hi; +-Inf may, and then a second
-  // (rare) pass separates them.
-#pragma omp parallel for simd reduction(min : lo) reduction(max : hi) reduction(+ : nan) \
-    if (n >= kParallelMin)
-  for (int64_t i = 0; i < n; ++i) {
-    float v = x[i];
-    lo = v < lo ? v : lo;
-    hi = v > hi ? v : hi;
-    nan += v != v;
-  }
-  Scan s{lo, hi, nan, 0};
-  if (std::isinf(lo) || std::isinf(hi)) {
-    s.lo = INFINITY;
-    s.hi = -INFINITY;
-    for (int64_t i = 0; i < n; ++i) {
-      float v = x[i];
-      if (std::isinf(v)) {
-        ++s.inf;
-      } else if (!std::isnan(v)) {
-        s.lo = std::min(s.lo, v);
-        s.hi = std::max(s.hi, v);
+template <bool kPivot>
+Scan scan_part(const float* x, int64_t n, float pivot) {
+  Scan s;
+  int64_t i = 0;
+#if defined(__AVX2__)
+  const __m256 p = _mm256_set1_ps(pivot), pinf = _mm256_set1_ps(INFINITY),
+               ninf = _mm256_set1_ps(-INFINITY);
+  __m256 lo0 = pinf, lo1 = pinf, hi0 = ninf, hi1 = ninf, below = ninf, above = pinf;
+  __m256i nan0 = _mm256_setzero_si256(), nan1 = nan0;  // -1 per NaN, per lane
+  for (; i + 16 <= n; i += 16) {
+    __m256 a = _mm256_loadu_ps(x + i), b = _mm256_loadu_ps(x + i + 8);
+    lo0 = _mm256_min_ps(a, lo0);
+    hi0 = _mm256_max_ps(a, hi0);
+    lo1 = _mm256_min_ps(b, lo1);
+    hi1 = _mm256_max_ps(b, hi1);
+    nan0 = _mm256_add_epi32(nan0, _mm256_castps_si256(_mm256_cmp_ps(a, a, _CMP_UNORD_Q)));
+    nan1 = _mm256_add_epi32(nan1, _mm256_castps_si256(_mm256_cmp_ps(b, b, _CMP_UNORD_Q)));
+    if constexpr (kPivot) {
+      for (__m256 v : {a, b}) {
+        below = _mm256_max_ps(_mm256_blendv_ps(ninf, v, _mm256_cmp_ps(v, p, _CMP_LE_OQ)), below);
+        above = _mm256_min_ps(_mm256_blendv_ps(pinf, v, _mm256_cmp_ps(v, p, _CMP_GE_OQ)), above);
       }
+    }
+  }
+  alignas(32) float lo[8], hi[8], bl[8], ab[8];
+  alignas(32) int32_t nan[8];
+  _mm256_store_ps(lo, _mm256_min_ps(lo0, lo1));
+  _mm256_store_ps(hi, _mm256_max_ps(hi0, hi1));
+  _mm256_store_ps(bl, below);
+  _mm256_store_ps(ab, above);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(nan), _mm256_add_epi32(nan0, nan1));
+  for (int k = 0; k < 8; ++k) {
+    s.lo = std::min(s.lo, lo[k]);
+    s.hi = std::max(s.hi, hi[k]);
+    s.below = std::max(s.below, bl[k]);
+    s.above = std::min(s.above, ab[k]);
+    s.nan += static_cast<uint64_t>(-static_cast<int64_t>(nan[k]));
+  }
+#endif
+  for (; i < n; ++i) {
+    float v = x[i];
+    s.lo = v < s.lo ? v : s.lo;
+    s.hi = v > s.hi ? v : s.hi;
+    s.nan += v != v;
+    if constexpr (kPivot) {
+      if (v <= pivot && v > s.below) s.below = v;
+      if (v >= pivot && v < s.above) s.above = v;
     }
   }
   return s;
 }
 
+// The exact min / max of the finite values and the number of +-Inf, for a batch whose fast scan
+// met an infinity.
+struct InfPass {
+  float lo = INFINITY, hi = -INFINITY;
+  uint64_t inf = 0;
+};
+
+InfPass inf_pass(const float* x, int64_t n) {
+  InfPass s;
+  for (int64_t i = 0; i < n; ++i) {
+    float v = x[i];
+    if (std::isinf(v)) {
+      ++s.inf;
+    } else if (!std::isnan(v)) {
+      s.lo = std::min(s.lo, v);
+      s.hi = std::max(s.hi, v);
+    }
+  }
+  return s;
+}
+
+// One thread's zeroed uint32 counters, reused across calls (FastCounter leaves them zeroed).
+uint32_t* counter_scratch(size_t n) {
+  thread_local std::vector<uint32_t> scratch;
+  if (scratch.size() < n) scratch.assign(n, 0);
+  return scratch.data();
+}
+
 // Counts finite values that lie within the bins. Global bin indices below 2^24 are exact in
-// float, which lets the index computation vectorize; four interleaved uint32 sub-histograms break
-// the store-to-load chains of runs of equal bins and keep the working set small.
+// float, which lets the index computation vectorize. With scratch counters (one set per thread,
+// added to the bins by flush_into()), two interleaved uint32 sub-histograms break the
+// store-to-load chains of runs of equal bins, and only the touched range is drained. Direct
+// counting adds straight into the bins: slower per value but with nothing to drain, which wins
+// for batches of fewer values than kDirectBelow.
 class FastCounter {
  public:
-  FastCounter(size_t nb, float inv_width, float first)
-      : nb_(nb), inv_width_(inv_width), first_(first), sub_(4 * nb, 0) {}
+  static constexpr int64_t kDirectBelow = 1 << 15;
+
+  // Each value adds `weight` to its bin (its sampling stride).
+  FastCounter(size_t nb, float inv_width, float first, uint32_t weight)
+      : nb_(nb), inv_width_(inv_width), first_(first), weight_(weight),
+        sub_(counter_scratch(2 * nb)) {}
+  FastCounter(uint64_t* bins, size_t nb, float inv_width, float first, uint32_t weight)
+      : nb_(nb), inv_width_(inv_width), first_(first), weight_(weight), direct_(bins) {}
 
   void add(const float* x, int64_t n) {
     constexpr int64_t kBlock = 1024;
@@ -142,99 +211,279 @@ class FastCounter {
     for (int64_t start = 0; start < n; start += kBlock) {
       const int64_t m = std::min(kBlock, n - start);
       const float* v = x + start;
-#pragma omp simd
-      for (int64_t i = 0; i < m; ++i)
-        idx[i] = static_cast<int32_t>(std::floor(v[i] * inv_width_) - first_);
-      uint32_t* s = sub_.data();
-      int64_t i = 0;
-      for (; i + 4 <= m; i += 4) {
-        ++s[idx[i]];
-        ++s[nb_ + idx[i + 1]];
-        ++s[2 * nb_ + idx[i + 2]];
-        ++s[3 * nb_ + idx[i + 3]];
+      bin_indices(v, m, idx);
+      if (direct_) {
+        for (int64_t i = 0; i < m; ++i) direct_[idx[i]] += weight_;
+        continue;
       }
-      for (; i < m; ++i) ++s[idx[i]];
-      pending_ += m;
-      if (pending_ > (int64_t{1} << 30)) flush_into(spill_);  // before any uint32 overflows
+      uint32_t* s0 = sub_;
+      uint32_t* s1 = sub_ + nb_;
+      int64_t i = 0;
+      for (; i + 2 <= m; i += 2) {
+        s0[idx[i]] += weight_;
+        s1[idx[i + 1]] += weight_;
+      }
+      if (i < m) s0[idx[i]] += weight_;
+      pending_ += m * weight_;
+      if (pending_ > (int64_t{1} << 31)) {  // before any uint32 overflows
+        spill_.resize(nb_, 0);
+        drain(spill_.data());
+      }
     }
   }
 
-  // Adds the counts to bins (nb of them) and clears them.
-  void flush_into(std::vector<uint64_t>& bins) {
-    if (bins.empty()) bins.assign(nb_, 0);
-    for (size_t b = 0; b < nb_; ++b) {
-      bins[b] += uint64_t{sub_[b]} + sub_[nb_ + b] + sub_[2 * nb_ + b] + sub_[3 * nb_ + b];
-      sub_[b] = sub_[nb_ + b] = sub_[2 * nb_ + b] = sub_[3 * nb_ + b] = 0;
-    }
-    pending_ = 0;
-  }
+  // Adds the counts to bins (nb of them) and clears the counters.
   void flush_into(uint64_t* bins) {
-    std::vector<uint64_t> all;
-    flush_into(all);
-    for (size_t b = 0; b < spill_.size(); ++b) all[b] += spill_[b];
+    if (direct_) return;
+    drain(bins);
+    for (size_t b = 0; b < spill_.size(); ++b) bins[b] += spill_[b];
     spill_.clear();
-    for (size_t b = 0; b < nb_; ++b) bins[b] += all[b];
   }
 
  private:
+  // idx[i] = floor(v[i] / width) - first, widening the touched range [lo_, hi_].
+  void bin_indices(const float* v, int64_t m, int32_t* idx) {
+    int64_t i = 0;
+#if defined(__AVX2__)
+    const __m256 inv = _mm256_set1_ps(inv_width_), first = _mm256_set1_ps(first_);
+    __m256i lo = _mm256_set1_epi32(lo_), hi = _mm256_set1_epi32(hi_);
+    for (; i + 8 <= m; i += 8) {
+      __m256 b = _mm256_sub_ps(_mm256_floor_ps(_mm256_mul_ps(_mm256_loadu_ps(v + i), inv)), first);
+      __m256i k = _mm256_cvttps_epi32(b);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(idx + i), k);
+      lo = _mm256_min_epi32(lo, k);
+      hi = _mm256_max_epi32(hi, k);
+    }
+    alignas(32) int32_t l[8], h[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(l), lo);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(h), hi);
+    for (int k = 0; k < 8; ++k) {
+      lo_ = std::min(lo_, l[k]);
+      hi_ = std::max(hi_, h[k]);
+    }
+#endif
+    for (; i < m; ++i) {
+      idx[i] = static_cast<int32_t>(std::floor(v[i] * inv_width_) - first_);
+      lo_ = std::min(lo_, idx[i]);
+      hi_ = std::max(hi_, idx[i]);
+    }
+  }
+
+  void drain(uint64_t* bins) {
+    uint32_t* s0 = sub_;
+    uint32_t* s1 = sub_ + nb_;
+    for (int32_t b = lo_; b <= hi_; ++b) {
+      bins[b] += uint64_t{s0[b]} + s1[b];
+      s0[b] = s1[b] = 0;
+    }
+    pending_ = 0;
+    lo_ = INT32_MAX;
+    hi_ = -1;
+  }
+
   size_t nb_;
   float inv_width_, first_;
-  std::vector<uint32_t> sub_;
+  uint32_t weight_;
+  uint32_t* sub_ = nullptr;
+  uint64_t* direct_ = nullptr;
   std::vector<uint64_t> spill_;
   int64_t pending_ = 0;
+  int32_t lo_ = INT32_MAX, hi_ = -1;  // touched bins since the last drain
+};
+
+uint64_t mix64(uint64_t z) {  // splitmix64's finalizer
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// The binned part of a batch: group g of `stride` chunks contributes chunk(g).
+struct Sampling {
+  int64_t n, stride, groups;
+  explicit Sampling(int64_t n_, int64_t stride_)
+      : n(n_), stride(stride_), groups((n_ + stride_ * Histogram::kSampleChunk - 1) /
+                                       (stride_ * Histogram::kSampleChunk)) {}
+  // Values binned in all: every group's chunk is whole but maybe the last group's.
+  int64_t binned() const {
+    if (groups == 0) return 0;
+    auto [b, e] = chunk(groups - 1);
+    return (groups - 1) * Histogram::kSampleChunk + (e - b);
+  }
+  // [begin, end) of group g's chunk; empty when the picked chunk lies past the end.
+  std::pair<int64_t, int64_t> chunk(int64_t g) const {
+    if (stride == 1)
+      return {g * Histogram::kSampleChunk, std::min(n, (g + 1) * Histogram::kSampleChunk)};
+    int64_t c = g * stride + static_cast<int64_t>(mix64(static_cast<uint64_t>(g)) %
+                                                  static_cast<uint64_t>(stride));
+    int64_t b = std::min(n, c * Histogram::kSampleChunk);
+    return {b, std::min(n, b + Histogram::kSampleChunk)};
+  }
 };
 
 }  // namespace
 
-void Histogram::add(const float* x, int64_t n) {
-  if (n <= 0) return;
-  Scan sc = scan(x, n);
-  nan_ += sc.nan;
-  inf_ += sc.inf;
-  uint64_t finite = static_cast<uint64_t>(n) - sc.nan - sc.inf;
-  if (finite == 0) return;
+int64_t Histogram::sample_stride(int64_t n, int max_stride) {
+  if (max_stride <= 1 || n < 2 * kSampleFullBelow) return 1;
+  return std::min<int64_t>(max_stride, n / kSampleFullBelow);
+}
+
+bool Histogram::begin_batch(const float* x, int64_t n, float lo, float hi, uint64_t nan,
+                            int64_t stride, int64_t weight, int64_t counted) {
+  uint64_t inf = 0;
+  if (std::isinf(lo) || std::isinf(hi)) {
+    InfPass p = inf_pass(x, n);
+    lo = p.lo;
+    hi = p.hi;
+    inf = p.inf;
+  }
+  nan_ += nan;
+  inf_ += inf;
+  const uint64_t finite = static_cast<uint64_t>(counted < 0 ? n : counted) - nan - inf;
+  if (finite == 0) return false;
   if (count_ == 0) {
-    min_ = sc.lo;
-    max_ = sc.hi;
+    min_ = lo;
+    max_ = hi;
   } else {
-    min_ = std::min(min_, sc.lo);
-    max_ = std::max(max_, sc.hi);
+    min_ = std::min(min_, lo);
+    max_ = std::max(max_, hi);
   }
   count_ += finite;
   fit_range();
-
+  if (weight > 1) {  // a sample stands for the batch: its exact extremes go in with weight 1
+    sampled_ = true;
+    bins_[global_bin(lo) - first_bin_] += 1;
+    bins_[global_bin(hi) - first_bin_] += 1;
+    binned_ += 2;
+  }
   const int64_t first = first_bin_;
   const int64_t last = first + static_cast<int64_t>(bins_.size()) - 1;
-  const size_t nb = bins_.size();
-  uint64_t* bins = bins_.data();
-  const bool fast =
-      sc.nan + sc.inf == 0 && std::max(std::llabs(first), std::llabs(last)) < (1 << 24);
-  if (!fast) {  // exact in double for any index; skips NaN and Inf
-    const double inv_width = std::ldexp(1.0, -exponent_);
-    for (int64_t i = 0; i < n; ++i)
-      if (std::isfinite(x[i]))
-        ++bins[static_cast<int64_t>(std::floor(static_cast<double>(x[i]) * inv_width)) - first];
-    return;
+  if (nan + inf == 0 && std::max(std::llabs(first), std::llabs(last)) < (1 << 24)) return true;
+  // Exact in double for any index; skips NaN and Inf.
+  const Sampling sampling(n, stride);
+  const double inv_width = std::ldexp(1.0, -exponent_);
+  for (int64_t g = 0; g < sampling.groups; ++g) {
+    auto [b, e] = sampling.chunk(g);
+    for (int64_t i = b; i < e; ++i)
+      if (std::isfinite(x[i])) {
+        bins_[static_cast<int64_t>(std::floor(static_cast<double>(x[i]) * inv_width)) - first] +=
+            static_cast<uint64_t>(weight);
+        binned_ += static_cast<uint64_t>(weight);
+      }
   }
-  const float inv_width = std::ldexp(1.0f, -exponent_);
-  const float ffirst = static_cast<float>(first);
-  if (n < kParallelMin) {
-    FastCounter counter(nb, inv_width, ffirst);
-    counter.add(x, n);
-    counter.flush_into(bins);
-    return;
-  }
-#pragma omp parallel
+  return false;
+}
+
+BatchScan Histogram::add(const float* x, int64_t n, int max_stride, float pivot) {
+  BatchScan out;
+  if (n <= 0) return out;
+  const Sampling sampling(n, sample_stride(n, max_stride));
+  const bool with_pivot = !std::isnan(pivot);
+  // Parts of at most kParallelMin values keep scan_part's int32 NaN lanes far from overflow.
+  const int64_t parts = (n + kParallelMin - 1) / kParallelMin;
+  float lo = INFINITY, hi = -INFINITY, below = -INFINITY, above = INFINITY;
+  uint64_t nan = 0;
+  bool fast = false;
+  // One parallel region per batch: scan, then (one thread) range update, then counting.
+#pragma omp parallel if (n >= 2 * kParallelMin)
   {
-    FastCounter counter(nb, inv_width, ffirst);
-#pragma omp for schedule(static) nowait
-    for (int64_t c = 0; c < (n + kParallelMin - 1) / kParallelMin; ++c) {
-      int64_t b = c * kParallelMin;
-      counter.add(x + b, std::min(kParallelMin, n - b));
+#pragma omp for schedule(static) reduction(min : lo, above) reduction(max : hi, below) \
+    reduction(+ : nan)
+    for (int64_t p = 0; p < parts; ++p) {
+      const float* part = x + p * kParallelMin;
+      const int64_t m = std::min(kParallelMin, n - p * kParallelMin);
+      Scan s = with_pivot ? scan_part<true>(part, m, pivot) : scan_part<false>(part, m, 0.0f);
+      lo = std::min(lo, s.lo);
+      hi = std::max(hi, s.hi);
+      below = std::max(below, s.below);
+      above = std::min(above, s.above);
+      nan += s.nan;
     }
+#pragma omp single
+    {
+      const uint64_t inf_before = inf_;
+      fast = begin_batch(x, n, lo, hi, nan, sampling.stride, sampling.stride);
+      out.inf = inf_ - inf_before;
+    }
+    const float inv_width = std::ldexp(1.0f, -exponent_), first = static_cast<float>(first_bin_);
+    const uint32_t weight = static_cast<uint32_t>(sampling.stride);
+    if (fast && sampling.binned() < FastCounter::kDirectBelow) {
+#pragma omp single nowait
+      {
+        FastCounter counter(bins_.data(), bins_.size(), inv_width, first, weight);
+        for (int64_t g = 0; g < sampling.groups; ++g) {
+          auto [b, e] = sampling.chunk(g);
+          counter.add(x + b, e - b);
+        }
+        binned_ += static_cast<uint64_t>(sampling.binned()) * weight;
+      }
+    } else if (fast) {
+      FastCounter counter(bins_.size(), inv_width, first, weight);
+      uint64_t binned = 0;
+#pragma omp for schedule(static) nowait
+      for (int64_t g = 0; g < sampling.groups; ++g) {
+        auto [b, e] = sampling.chunk(g);
+        counter.add(x + b, e - b);
+        binned += static_cast<uint64_t>(e - b) * weight;
+      }
 #pragma omp critical(edgeq_histogram_add)
-    counter.flush_into(bins);
+      {
+        counter.flush_into(bins_.data());
+        binned_ += binned;
+      }
+    }
   }
+  out.nan = nan;
+  out.finite = static_cast<uint64_t>(n) - out.nan - out.inf;
+  if (out.inf == 0) {
+    out.lo = lo;
+    out.hi = hi;
+    out.below = below;
+    out.above = above;
+  }
+  return out;
+}
+
+void Histogram::add_derived(int64_t n, int max_stride, float lo, float hi,
+                            const std::function<void(int64_t, int64_t, float*)>& values) {
+  if (n <= 0) return;
+  const Sampling sampling(n, sample_stride(n, max_stride));
+  // The sampled values, chunk after chunk; every chunk but the last has kSampleChunk values (the
+  // picked chunk of a group only falls short or past the end in the last group).
+  thread_local std::vector<float> sample;
+  sample.resize(static_cast<size_t>(sampling.groups * kSampleChunk));
+  float* buf = sample.data();  // (inside the parallel loop `sample` names each thread's own)
+  std::atomic<int64_t> m{0};
+#pragma omp parallel for schedule(static) if (n / sampling.stride >= kParallelMin)
+  for (int64_t g = 0; g < sampling.groups; ++g) {
+    auto [b, e] = sampling.chunk(g);
+    if (e > b) values(b, e, buf + g * kSampleChunk);
+    m += e - b;
+  }
+  const int64_t count = m.load();
+  // The caller's range is exact by construction; the sampled values can only confirm it (this
+  // also keeps every bin index in range).
+  Scan sc = scan_part<false>(buf, count, 0.0f);
+  EDGEQ_CHECK(sc.nan == 0 && std::isfinite(sc.lo) && std::isfinite(sc.hi),
+              "derived statistics: the function gave a non-finite value");
+  lo = std::min(lo, sc.lo);
+  hi = std::max(hi, sc.hi);
+  if (!begin_batch(buf, count, lo, hi, 0, 1, sampling.stride, n)) return;
+  const float inv_width = std::ldexp(1.0f, -exponent_), first = static_cast<float>(first_bin_);
+  const uint32_t weight = static_cast<uint32_t>(sampling.stride);
+  if (count < FastCounter::kDirectBelow) {
+    FastCounter(bins_.data(), bins_.size(), inv_width, first, weight).add(buf, count);
+  } else {
+#pragma omp parallel
+    {
+      FastCounter counter(bins_.size(), inv_width, first, weight);
+#pragma omp for schedule(static) nowait
+      for (int64_t b = 0; b < count; b += kSampleChunk)
+        counter.add(buf + b, std::min(kSampleChunk, count - b));
+#pragma omp critical(edgeq_histogram_add)
+      counter.flush_into(bins_.data());
+    }
+  }
+  binned_ += static_cast<uint64_t>(count) * weight;
 }
 
 void Histogram::merge(const Histogram& other) {
@@ -251,6 +500,8 @@ void Histogram::merge(const Histogram& other) {
   min_ = std::min(min_, other.min_);
   max_ = std::max(max_, other.max_);
   count_ += other.count_;
+  binned_ += other.binned_;
+  sampled_ = sampled_ || other.sampled_;
   if (other.exponent_ > exponent_) {
     coarsen(exponent_, other.exponent_, first_bin_, bins_);
     exponent_ = other.exponent_;
@@ -266,7 +517,7 @@ double Histogram::quantile(double q) const {
   if (count_ == 0) return 0.0;
   if (q <= 0) return min_;
   if (q >= 1) return max_;
-  double target = q * static_cast<double>(count_);
+  double target = q * static_cast<double>(binned_);
   double cum = 0;
   for (size_t i = 0; i < bins_.size(); ++i) {
     double c = static_cast<double>(bins_[i]);
@@ -279,9 +530,27 @@ double Histogram::quantile(double q) const {
   return max_;
 }
 
+double Histogram::count_per_binned() const {
+  return binned_ == 0 ? 0.0 : static_cast<double>(count_) / static_cast<double>(binned_);
+}
+
+// When sampled, the bins may miss the extremes; min and max are exact, so at least one value lies
+// below any lo > min (above any hi < max).
 double Histogram::count_below(double lo) const {
-  if (count_ == 0 || lo <= min_) return 0.0;
   if (lo > max_) return static_cast<double>(count_);
+  double n = mass_below(lo) * count_per_binned();
+  return sampled_ && lo > min_ ? std::max(n, 1.0) : n;
+}
+
+double Histogram::count_above(double hi) const {
+  if (hi < min_) return static_cast<double>(count_);
+  double n = mass_above(hi) * count_per_binned();
+  return sampled_ && hi < max_ ? std::max(n, 1.0) : n;
+}
+
+double Histogram::mass_below(double lo) const {
+  if (count_ == 0 || lo <= min_) return 0.0;
+  if (lo > max_) return static_cast<double>(binned_);
   double n = 0;
   for (size_t i = 0; i < bins_.size(); ++i) {
     double a = bin_lo(i), b = bin_hi(i), c = static_cast<double>(bins_[i]);
@@ -298,9 +567,9 @@ double Histogram::count_below(double lo) const {
   return n;
 }
 
-double Histogram::count_above(double hi) const {
+double Histogram::mass_above(double hi) const {
   if (count_ == 0 || hi >= max_) return 0.0;
-  if (hi < min_) return static_cast<double>(count_);
+  if (hi < min_) return static_cast<double>(binned_);
   double n = 0;
   for (size_t k = bins_.size(); k-- > 0;) {
     double a = bin_lo(k), b = bin_hi(k), c = static_cast<double>(bins_[k]);
@@ -318,13 +587,15 @@ double Histogram::count_above(double hi) const {
 }
 
 bool Histogram::operator==(const Histogram& o) const {
-  return count_ == o.count_ && nan_ == o.nan_ && inf_ == o.inf_ && min_ == o.min_ &&
+  return count_ == o.count_ && binned_ == o.binned_ && sampled_ == o.sampled_ && nan_ == o.nan_ && inf_ == o.inf_ && min_ == o.min_ &&
          max_ == o.max_ && exponent_ == o.exponent_ && first_bin_ == o.first_bin_ &&
          bins_ == o.bins_;
 }
 
 nlohmann::json Histogram::to_json() const {
   return nlohmann::json{{"count", count_},
+                        {"binned", binned_},
+                        {"sampled", sampled_},
                         {"nan", nan_},
                         {"inf", inf_},
                         {"min", min_},
@@ -338,6 +609,8 @@ Histogram Histogram::from_json(const nlohmann::json& j, const std::string& what)
   Histogram h;
   try {
     h.count_ = j.at("count").get<uint64_t>();
+    h.binned_ = j.value("binned", h.count_);  // version 1 files bin every value
+    h.sampled_ = j.value("sampled", false);
     h.nan_ = j.at("nan").get<uint64_t>();
     h.inf_ = j.at("inf").get<uint64_t>();
     h.min_ = j.at("min").get<float>();
@@ -350,7 +623,9 @@ Histogram Histogram::from_json(const nlohmann::json& j, const std::string& what)
   }
   uint64_t sum = 0;
   for (uint64_t b : h.bins_) sum += b;
-  EDGEQ_CHECK(sum == h.count_, what, ": histogram bins sum to ", sum, " but count is ", h.count_);
+  EDGEQ_CHECK(sum == h.binned_, what, ": histogram bins sum to ", sum, " but binned is ", h.binned_);
+  EDGEQ_CHECK(h.sampled_ ? (h.binned_ > 0) == (h.count_ > 0) : h.binned_ == h.count_, what,
+              ": histogram bins weigh ", h.binned_, " for ", h.count_, " values");
   if (h.count_ == 0) {
     EDGEQ_CHECK(h.bins_.empty(), what, ": empty histogram with bins");
     return h;

@@ -8,24 +8,62 @@
 // or merging histograms of shards gives bit-identical results: merged == one pass.
 //
 // NaN and +-Inf are counted apart and never enter the bins, min or max.
+//
+// Sampling: add(x, n, max_stride) with max_stride > 1 bins only part of a large batch (see
+// sample_stride()): the batch is cut into chunks of kSampleChunk values, the chunks into groups of
+// `stride`, and one chunk per group, picked by a hash of the group's index, enters the bins, each
+// value with weight `stride` (it stands for the group). The batch's exact min and max enter with
+// weight 1, so the tails that decide wide encodings stay in the bins. min, max, count and the NaN
+// / Inf counts still cover every value. The choice depends only on n and positions, so it is the
+// same on every run and merges stay exact. binned() is the weight in the bins (= count() unless
+// sampled); quantiles use it, and count_below / count_above are scaled back to all values.
 #pragma once
+#include <cmath>
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 #include <vector>
 
 namespace edgeq {
+
+// What one batch given to Histogram::add held. lo / hi: min / max of its finite values. below /
+// above: with a pivot, the largest finite value <= pivot and the smallest >= pivot (-inf / +inf
+// when there is none). lo, hi, below and above are left at their defaults when the batch held an
+// infinity.
+struct BatchScan {
+  uint64_t finite = 0, nan = 0, inf = 0;
+  float lo = INFINITY, hi = -INFINITY;
+  float below = -INFINITY, above = INFINITY;
+};
 
 class Histogram {
  public:
   static constexpr int kMaxBins = 8192;
   static constexpr int kMinExponent = -64;
+  static constexpr int64_t kSampleChunk = 256;
+  static constexpr int64_t kSampleFullBelow = 8192;  // batches this small are binned whole
 
-  // Adds n values (parallel over large inputs).
-  void add(const float* x, int64_t n);
+  // Chunks per group for a batch of n values: 1 (bin everything) when max_stride <= 1 or n is
+  // small, else min(max_stride, n / kSampleFullBelow), so a batch bins at least kSampleFullBelow
+  // values (or all of them).
+  static int64_t sample_stride(int64_t n, int max_stride);
+
+  // Adds n values (parallel over large inputs), binning a sample of them when max_stride > 1.
+  // A pivot (not NaN) asks for BatchScan::below / above.
+  BatchScan add(const float* x, int64_t n, int max_stride = 1, float pivot = NAN);
+  // Adds a batch of n finite values f(x_i) known only through an exact [lo, hi] (from a scan of
+  // x) and `values(b, e, out)`, which writes f(x_i) for i in [b, e) to out[0, e - b). Only the
+  // chunks add(x, n, max_stride) would bin are asked for, so the bins equal those of adding the
+  // materialized f(x) (the range is widened to the values asked for, should lo / hi be off).
+  void add_derived(int64_t n, int max_stride, float lo, float hi,
+                   const std::function<void(int64_t, int64_t, float*)>& values);
   // Adds another histogram's values (exact, see above).
   void merge(const Histogram& other);
 
   uint64_t count() const { return count_; }  // finite values
+  uint64_t binned() const { return binned_; }  // weight in the bins (= count() unless sampled)
+  bool sampled() const { return sampled_; }     // some batch was binned from a sample
   uint64_t nan_count() const { return nan_; }
   uint64_t inf_count() const { return inf_; }
   bool empty() const { return count_ == 0; }
@@ -40,9 +78,10 @@ class Histogram {
   double bin_lo(size_t i) const;
   double bin_hi(size_t i) const;
 
-  // Value below which a fraction q of the finite values lie (linear inside a bin).
+  // Value below which a fraction q of the binned values lie (linear inside a bin).
   double quantile(double q) const;
-  // Number of finite values below lo / above hi (linear inside a bin).
+  // Number of finite values below lo / above hi (linear inside a bin; estimated from the binned
+  // fraction when sampled, and then at least 1 when lo > min / hi < max).
   double count_below(double lo) const;
   double count_above(double hi) const;
 
@@ -58,8 +97,22 @@ class Histogram {
   // cover exactly floor(min_ / w) .. floor(max_ / w).
   void fit_range();
   int64_t global_bin(double x) const;
+  // Takes a batch's scan (min / max of non-NaN values, NaN count) into the counts and the range;
+  // returns true when the caller should count the sampled values with the fast float path,
+  // otherwise bins them itself (exact in double; batches with NaN / Inf or huge indices).
+  // `stride`: sampling of x's positions; `weight`: of each binned value (> 1: the batch is sampled
+  // and its extremes go in with weight 1); `counted`: how many values the batch stands for (n when
+  // negative).
+  bool begin_batch(const float* x, int64_t n, float lo, float hi, uint64_t nan, int64_t stride,
+                   int64_t weight, int64_t counted = -1);
 
-  uint64_t count_ = 0, nan_ = 0, inf_ = 0;
+  // Mass of bins_ below lo / above hi (linear inside a bin).
+  double mass_below(double lo) const;
+  double mass_above(double hi) const;
+  double count_per_binned() const;
+
+  uint64_t count_ = 0, binned_ = 0, nan_ = 0, inf_ = 0;
+  bool sampled_ = false;
   float min_ = 0, max_ = 0;
   int exponent_ = kMinExponent;
   int64_t first_bin_ = 0;

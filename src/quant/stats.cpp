@@ -24,7 +24,7 @@ std::string short_hash(const std::string& h) {
 void Stats::observe(const std::string& value, const Tensor& t) {
   EDGEQ_CHECK(t.dtype() == DType::kFloat32, "statistics of '", value, "': value is ",
               dtype_name(t.dtype()), ", only float32 values are observed");
-  values[value].add(t.data<float>(), t.numel());
+  values[value].add(t.data<float>(), t.numel(), histogram_stride);
 }
 
 const Histogram& Stats::at(const std::string& value) const {
@@ -39,6 +39,9 @@ Stats merge_stats(const Stats& a, const Stats& b) {
   EDGEQ_CHECK(a.preprocessing == b.preprocessing,
               "cannot merge stats with different preprocessing ('", a.preprocessing, "' vs '",
               b.preprocessing, "')");
+  EDGEQ_CHECK(a.histogram_stride == b.histogram_stride,
+              "cannot merge stats with different histogram sampling (stride ", a.histogram_stride,
+              " vs ", b.histogram_stride, "); calibrate both the same way");
   for (const auto& kv : a.values)
     EDGEQ_CHECK(b.values.count(kv.first), "cannot merge stats: value '", kv.first,
                 "' is only in the first");
@@ -59,6 +62,7 @@ void save_stats(const Stats& s, const std::string& path) {
                       {"model_sha256", s.model_sha256},
                       {"preprocessing", s.preprocessing},
                       {"images", s.images},
+                      {"histogram_stride", s.histogram_stride},
                       {"values", std::move(values)}};
   std::string bytes;
   if (ends_with(path, ".json")) {
@@ -92,11 +96,17 @@ Stats load_stats(const std::string& path) {
     s.model_sha256 = j.at("model_sha256").get<std::string>();
     s.preprocessing = j.at("preprocessing").get<std::string>();
     s.images = j.at("images").get<int64_t>();
+    s.histogram_stride = j.value("histogram_stride", 1);
+    EDGEQ_CHECK(s.histogram_stride >= 1, "stats file ", path, ": histogram_stride ",
+                s.histogram_stride, " is not positive");
     const nlohmann::json& values = j.at("values");
     EDGEQ_CHECK(values.is_object(), "stats file ", path, ": 'values' is not an object");
-    for (auto it = values.begin(); it != values.end(); ++it)
-      s.values[it.key()] =
-          Histogram::from_json(it.value(), "stats file " + path + ", value '" + it.key() + "'");
+    for (auto it = values.begin(); it != values.end(); ++it) {
+      const std::string what = "stats file " + path + ", value '" + it.key() + "'";
+      const Histogram& h = s.values[it.key()] = Histogram::from_json(it.value(), what);
+      EDGEQ_CHECK(s.histogram_stride > 1 || !h.sampled(), what,
+                  ": histogram is sampled but the file says every value is binned");
+    }
   } catch (const nlohmann::json::exception& e) {
     fail("stats file ", path, " is malformed (", e.what(), ")");
   }

@@ -12,11 +12,13 @@
 namespace edgeq {
 
 struct Stats {
-  static constexpr int kVersion = 1;
+  static constexpr int kVersion = 2;  // 2 added histogram sampling (histogram_stride, binned)
 
   std::string model_sha256;   // of the model file's bytes (core/sha256.h)
   std::string preprocessing;  // e.g. "letterbox 640x640 pad 114, RGB, /255, NCHW"
   int64_t images = 0;
+  // Histogram sampling of every observe() (Histogram::add's max_stride): 1 bins every value.
+  int histogram_stride = 1;
   std::map<std::string, Histogram> values;
 
   // Adds a float32 tensor's values to the value's histogram. Not thread-safe for a value name
@@ -26,7 +28,7 @@ struct Stats {
   const Histogram& at(const std::string& value) const;
 };
 
-// a + b. Refuses stats of different models, preprocessing or format versions, and value sets
+// a + b. Refuses stats of different models, preprocessing, histogram sampling, and value sets
 // that differ (naming the first value only one of them has).
 Stats merge_stats(const Stats& a, const Stats& b);
 

@@ -106,7 +106,10 @@ void Executor::prepare() {
   std::set<std::string> protect;
   for (const auto& o : g.outputs) protect.insert(o.name);
   for (const auto& kv : hooks_) protect.insert(kv.first);
-  if (opt_.fuse && !watch_all) fuse_conv_silu(rt, protect);
+  if (opt_.fuse && !watch_all) {
+    fuse_conv_silu(rt, protect);
+    fuse_sigmoid_mul(rt, protect);
+  }
 
   auto hooks_for = [&](const std::string& v) {
     if (hooks_.count(v)) return true;

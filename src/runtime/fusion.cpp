@@ -1,50 +1,95 @@
 #include "runtime/fusion.h"
 
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace edgeq {
+namespace {
 
-int fuse_conv_silu(Graph& g, const std::set<std::string>& protect) {
-  std::unordered_map<std::string, std::vector<int>> readers;
+using Readers = std::unordered_map<std::string, std::vector<int>>;
+
+Readers readers_of(const Graph& g) {
+  Readers readers;
   for (size_t i = 0; i < g.nodes.size(); ++i)
     for (const auto& in : g.nodes[i].inputs)
       if (!in.empty()) readers[in].push_back(static_cast<int>(i));
+  return readers;
+}
 
+// The Sigmoid and Mul nodes computing Mul(x, Sigmoid(x)) from x, when the Sigmoid's output is
+// read by that Mul alone and is not protected; {-1, -1} otherwise.
+std::pair<int, int> silu_nodes(const Graph& g, Readers& readers, const std::string& x,
+                               const std::set<std::string>& protect) {
+  int sig = -1, mul = -1;
+  for (int r : readers[x]) {
+    const Node& n = g.nodes[r];
+    if (n.op_type == "Sigmoid" && n.domain.empty() && !n.has_attr(kFusedActivationAttr)) sig = r;
+  }
+  if (sig < 0) return {-1, -1};
+  const std::string& s = g.nodes[sig].outputs[0];
+  if (protect.count(s) || readers[s].size() != 1) return {-1, -1};
+  mul = readers[s][0];
+  const Node& m = g.nodes[mul];
+  bool operands_ok = m.op_type == "Mul" && m.domain.empty() && m.inputs.size() == 2 &&
+                     ((m.inputs[0] == x && m.inputs[1] == s) ||
+                      (m.inputs[0] == s && m.inputs[1] == x));
+  return operands_ok ? std::make_pair(sig, mul) : std::make_pair(-1, -1);
+}
+
+Attribute silu_attr() {
+  Attribute act;
+  act.kind = Attribute::Kind::kString;
+  act.s = "silu";
+  return act;
+}
+
+void drop_nodes(Graph& g, const std::vector<bool>& drop) {
+  std::vector<Node> kept;
+  kept.reserve(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (!drop[i]) kept.push_back(std::move(g.nodes[i]));
+  g.nodes = std::move(kept);
+}
+
+}  // namespace
+
+int fuse_conv_silu(Graph& g, const std::set<std::string>& protect) {
+  Readers readers = readers_of(g);
   std::vector<bool> drop(g.nodes.size(), false);
   int fused = 0;
   for (size_t ci = 0; ci < g.nodes.size(); ++ci) {
     Node& conv = g.nodes[ci];
     if (conv.op_type != "Conv" || !conv.domain.empty() || conv.has_attr(kFusedActivationAttr)) continue;
     const std::string& x = conv.outputs[0];
-    if (protect.count(x)) continue;
-    const auto& xr = readers[x];
-    if (xr.size() != 2) continue;
-    int sig = -1, mul = -1;
-    for (int r : xr) {
-      if (g.nodes[r].op_type == "Sigmoid") sig = r;
-      if (g.nodes[r].op_type == "Mul") mul = r;
-    }
-    if (sig < 0 || mul < 0) continue;
-    const std::string& s = g.nodes[sig].outputs[0];
-    if (protect.count(s) || readers[s].size() != 1 || readers[s][0] != mul) continue;
-    const Node& m = g.nodes[mul];
-    bool operands_ok = m.inputs.size() == 2 && ((m.inputs[0] == x && m.inputs[1] == s) ||
-                                                (m.inputs[0] == s && m.inputs[1] == x));
-    if (!operands_ok) continue;
-    Attribute act;
-    act.kind = Attribute::Kind::kString;
-    act.s = "silu";
-    conv.attrs[kFusedActivationAttr] = act;
-    conv.outputs[0] = m.outputs[0];
+    if (protect.count(x) || readers[x].size() != 2) continue;
+    auto [sig, mul] = silu_nodes(g, readers, x, protect);
+    if (sig < 0) continue;
+    conv.attrs[kFusedActivationAttr] = silu_attr();
+    conv.outputs[0] = g.nodes[mul].outputs[0];
     drop[sig] = drop[mul] = true;
     ++fused;
   }
-  std::vector<Node> kept;
-  kept.reserve(g.nodes.size());
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (!drop[i]) kept.push_back(std::move(g.nodes[i]));
-  g.nodes = std::move(kept);
+  drop_nodes(g, drop);
+  return fused;
+}
+
+int fuse_sigmoid_mul(Graph& g, const std::set<std::string>& protect) {
+  Readers readers = readers_of(g);
+  std::vector<bool> drop(g.nodes.size(), false);
+  std::set<std::string> seen;
+  int fused = 0;
+  for (size_t si = 0; si < g.nodes.size(); ++si) {
+    const Node& n = g.nodes[si];
+    if (n.op_type != "Sigmoid" || n.inputs.empty() || !seen.insert(n.inputs[0]).second) continue;
+    auto [sig, mul] = silu_nodes(g, readers, n.inputs[0], protect);
+    if (sig != static_cast<int>(si)) continue;
+    g.nodes[sig].attrs[kFusedActivationAttr] = silu_attr();
+    g.nodes[sig].outputs[0] = g.nodes[mul].outputs[0];
+    drop[mul] = true;
+    ++fused;
+  }
+  drop_nodes(g, drop);
   return fused;
 }
 

@@ -7,12 +7,18 @@
 
 namespace edgeq {
 
-// Attribute the executor sets on a fused Conv: "silu" means the Conv output goes through x*sigmoid(x).
+// Attribute the executor sets on a fused Conv or Sigmoid: "silu" means the node's output is
+// x * sigmoid(x) of what it would otherwise output.
 inline const char* kFusedActivationAttr = "edgeq.activation";
 
 // Replaces Conv -> Sigmoid -> Mul(conv, sigmoid) (SiLU as exported by PyTorch) with one Conv
 // carrying kFusedActivationAttr="silu". Skips patterns whose inner values are in `protect`
 // (watched by hooks or graph outputs) or read by other nodes. Returns the number fused.
 int fuse_conv_silu(Graph& g, const std::set<std::string>& protect);
+
+// Replaces Sigmoid -> Mul(x, sigmoid) with one Sigmoid carrying kFusedActivationAttr="silu"
+// (one pass instead of two, for SiLUs whose Conv could not absorb them because its output is
+// watched). Skips patterns whose Sigmoid output is protected or read elsewhere.
+int fuse_sigmoid_mul(Graph& g, const std::set<std::string>& protect);
 
 }  // namespace edgeq

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "runtime/fusion.h"
 #include "runtime/kernel.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/registry.h"
@@ -27,18 +28,13 @@ void for_chunks(int64_t n, Body body) {
 
 // ---- unary -------------------------------------------------------------------------------
 
-enum class UnaryOp { kSigmoid, kRelu, kTanh, kExp, kSqrt, kNeg, kAbs };
-
-inline float sigmoid(float x) {
-  // 1 / (1 + e^-|x|) mirrored for negative x keeps full relative precision on both tails.
-  float e = exp_fast(-std::fabs(x));
-  float pos = 1.0f / (1.0f + e);
-  return x >= 0.0f ? pos : e * pos;
-}
+// kSilu: x * sigmoid(x), a Sigmoid node that absorbed Mul(x, Sigmoid(x)) (runtime/fusion.h).
+enum class UnaryOp { kSigmoid, kSilu, kRelu, kTanh, kExp, kSqrt, kNeg, kAbs };
 
 template <UnaryOp op, typename T>
 inline T apply_unary(T x) {
-  if constexpr (op == UnaryOp::kSigmoid) return sigmoid(x);
+  if constexpr (op == UnaryOp::kSigmoid) return sigmoid_fast(x);
+  if constexpr (op == UnaryOp::kSilu) return silu_fast(x);
   if constexpr (op == UnaryOp::kRelu) return x > T(0) ? x : T(0);
   if constexpr (op == UnaryOp::kTanh) return std::tanh(x);
   if constexpr (op == UnaryOp::kExp) return exp_fast(x);
@@ -294,7 +290,11 @@ void reg(const char* op) {
 }  // namespace
 
 void register_elementwise_kernels() {
-  reg<UnaryKernel<UnaryOp::kSigmoid>>("Sigmoid");
+  register_kernel("", "Sigmoid", [](const KernelInit& i) -> std::unique_ptr<Kernel> {
+    if (i.node.attr_string(kFusedActivationAttr, "") == "silu")
+      return std::make_unique<UnaryKernel<UnaryOp::kSilu>>(i);
+    return std::make_unique<UnaryKernel<UnaryOp::kSigmoid>>(i);
+  });
   reg<UnaryKernel<UnaryOp::kRelu>>("Relu");
   reg<UnaryKernel<UnaryOp::kTanh>>("Tanh");
   reg<UnaryKernel<UnaryOp::kExp>>("Exp");

@@ -1,0 +1,116 @@
+// Google Benchmark target: what calibration costs on top of a forward pass.
+//   BM_CalibrateImage   one Calibrator::add (forward + statistics of every float value)
+//   BM_ForwardObserved  the same forward with a no-op hook on every value (no statistics)
+//   BM_HistogramAdd     Histogram::add on n Gaussian-like values, every value or sampled
+// Compare BM_CalibrateImage with BM_Model/2 (model_bench.cpp) for the calibration overhead.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include "core/fast_math.h"
+#include "ir/onnx_io.h"
+#include "quant/calibrator.h"
+#include "quant/histogram.h"
+#include "runtime/executor.h"
+
+namespace {
+
+std::string calib_model() {
+  if (const char* env = std::getenv("EDGEQ_BENCH_MODEL")) return env;
+  std::string p = std::string(EDGEQ_SOURCE_DIR) + "/../shared/models/yolo11n-pose.onnx";
+  return std::filesystem::exists(p) ? p : "";
+}
+
+edgeq::Tensor test_image(const edgeq::ValueInfo& in) {
+  edgeq::Tensor x(in.dtype, in.shape);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = float((i * 7919) % 255) / 255.f;
+  return x;
+}
+
+void BM_CalibrateImage(benchmark::State& state) {
+  std::string path = calib_model();
+  if (path.empty()) {
+    state.SkipWithError("no model: set EDGEQ_BENCH_MODEL or provide ../shared/models");
+    return;
+  }
+  edgeq::Graph g = edgeq::load_onnx(path);
+  edgeq::CalibratorOptions opt;
+  opt.executor.threads = static_cast<int>(state.range(0));
+  opt.histogram_stride = static_cast<int>(state.range(1));
+  edgeq::Tensor x = test_image(g.inputs.at(0));
+  const std::string name = g.inputs[0].name;
+  edgeq::Calibrator cal(std::move(g), "", "", opt);
+  cal.add({{name, x}});
+  for (auto _ : state) cal.add({{name, x}});
+}
+// Args: threads, histogram stride (1: every value binned).
+BENCHMARK(BM_CalibrateImage)->Args({2, 64})->Args({2, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_ForwardObserved(benchmark::State& state) {
+  std::string path = calib_model();
+  if (path.empty()) {
+    state.SkipWithError("no model: set EDGEQ_BENCH_MODEL or provide ../shared/models");
+    return;
+  }
+  edgeq::Graph g = edgeq::load_onnx(path);
+  edgeq::ExecutorOptions opt;
+  opt.threads = static_cast<int>(state.range(0));
+  edgeq::Tensor x = test_image(g.inputs.at(0));
+  const std::string name = g.inputs[0].name;
+  edgeq::Executor ex(std::move(g), opt);
+  int64_t seen = 0;
+  ex.add_hook("*", [&](const std::string&, const edgeq::Tensor& t) { seen += t.numel(); },
+              edgeq::HookView::kAsStored);
+  ex.run({{name, x}});
+  for (auto _ : state) benchmark::DoNotOptimize(ex.run({{name, x}}));
+  state.counters["values"] = static_cast<double>(seen) / (state.iterations() + 1);
+}
+BENCHMARK(BM_ForwardObserved)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_HistogramAdd(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  const int stride = static_cast<int>(state.range(1));
+  std::vector<float> v(n);
+  uint64_t s = 88172645463325252ull;
+  for (auto& f : v) {  // sum of uniforms: roughly Gaussian, with a long-ish tail
+    float acc = 0;
+    for (int k = 0; k < 4; ++k) {
+      s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+      acc += float(s >> 40) / float(1 << 24);
+    }
+    f = (acc - 2.f) * 3.f;
+  }
+  edgeq::Histogram h;
+  for (auto _ : state) h.add(v.data(), n, stride);
+  state.SetItemsProcessed(state.iterations() * n);
+}
+// Args: values, histogram stride.
+BENCHMARK(BM_HistogramAdd)
+    ->ArgsProduct({{25600, 409600, 1638400}, {1, 64}})
+    ->UseRealTime();
+
+}  // namespace
+
+namespace {
+
+// Histogram::add_derived as the calibrator uses it for Sigmoid outputs.
+void BM_HistogramAddDerived(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  const int stride = static_cast<int>(state.range(1));
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = float((i * 7919) % 1000) / 100.f - 5.f;
+  edgeq::Histogram h;
+  const float* x = v.data();
+  for (auto _ : state)
+    h.add_derived(n, stride, 1.f / (1.f + std::exp(5.f)), 1.f / (1.f + std::exp(-4.99f)),
+                  [x](int64_t b, int64_t e, float* out) {
+#pragma omp simd
+                    for (int64_t i = b; i < e; ++i) out[i - b] = edgeq::sigmoid_fast(x[i]);
+                  });
+  state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_HistogramAddDerived)->ArgsProduct({{25600, 409600, 1638400}, {64}})->UseRealTime();
+
+}  // namespace
