@@ -1,7 +1,9 @@
 // edgeq calibrate: run a model in FP32 over a deterministic sample of images (letterboxed as
 // `infer --image` does) and write per-value statistics for `edgeq quantize`.
 #include <chrono>
+#include <future>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/model_input.h"
@@ -21,7 +23,7 @@ namespace edgeq::cli {
 namespace {
 
 struct CalibrateArgs {
-  std::string model, images, out, shard = "0/1";
+  std::string model, images, out, json, shard = "0/1";
   size_t n = 128;
   uint64_t seed = 0;
   int threads = 0;
@@ -56,20 +58,28 @@ void run_calibrate(const CalibrateArgs& a) {
   const std::string input_name = in.name;
   Calibrator cal(std::move(g), sha256_hex(bytes), letterbox_preprocessing(h, w), opt);
   Progress progress("calibrate", mine.size());
-  double t_pre = 0, t_run = 0;
+  // The next image is read and letterboxed on another thread while the model runs on this one.
+  auto load = [&](size_t i) {
+    return std::async(std::launch::async,
+                      [&, i] { return preprocess_image(read_image(mine[i].path), h, w, nullptr); });
+  };
+  std::future<Tensor> next = load(0);
+  double t_wait = 0, t_run = 0;
   size_t used = 0, unreadable = 0;
-  for (const CalibrationImage& im : mine) {
+  for (size_t i = 0; i < mine.size(); ++i) {
     auto t0 = std::chrono::steady_clock::now();
     Tensor x;
     try {
-      x = preprocess_image(read_image(im.path), h, w, nullptr);
+      x = next.get();
     } catch (const Error& e) {
       if (unreadable++ == 0) progress.finish();
       std::cerr << "skipping unreadable image: " << e.what() << "\n";
       progress.step();
+      if (i + 1 < mine.size()) next = load(i + 1);
       continue;
     }
-    t_pre += seconds_since(t0);
+    if (i + 1 < mine.size()) next = load(i + 1);
+    t_wait += seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
     cal.add({{input_name, x}});
     t_run += seconds_since(t0);
@@ -84,10 +94,24 @@ void run_calibrate(const CalibrateArgs& a) {
   save_stats(stats, a.out);
   std::printf(
       "calibrated %zu images (shard %s of %zu sampled, seed %llu) in %s: %.1f ms/image "
-      "(read + letterbox %.1f, forward + statistics %.1f)\n",
+      "(waiting for read + letterbox %.1f, forward + statistics %.1f)\n",
       used, a.shard.c_str(), sample.size(), static_cast<unsigned long long>(a.seed),
-      format_duration(progress.elapsed_s()).c_str(), 1e3 * (t_pre + t_run) / used,
-      1e3 * t_pre / used, 1e3 * t_run / used);
+      format_duration(progress.elapsed_s()).c_str(), 1e3 * (t_wait + t_run) / used,
+      1e3 * t_wait / used, 1e3 * t_run / used);
+  if (!a.json.empty()) {
+    nlohmann::json j = {{"model", a.model},
+                        {"images", used},
+                        {"threads", a.threads},
+                        {"histogram_stride", a.histogram_stride},
+                        {"seconds", progress.elapsed_s()},
+                        {"image_wait_ms_per_image", 1e3 * t_wait / used},
+                        {"forward_statistics_ms_per_image", 1e3 * t_run / used},
+                        {"values", stats.values.size()},
+                        {"values_read", cal.observed().size()},
+                        {"values_derived", cal.derived().size()},
+                        {"peak_rss_bytes", peak_rss_bytes()}};
+    write_file_atomic(a.json, j.dump(2) + "\n");
+  }
   std::printf("%zu values: %zu read, %zu derived from their inputs; histograms bin %s; peak RSS "
               "%.1f MiB\nwrote %s\n",
               stats.values.size(), cal.observed().size(), cal.derived().size(),
@@ -121,6 +145,7 @@ void register_calibrate(CLI::App& app) {
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
   cmd->add_option("--out", a->out, "stats file to write (CBOR; .json for JSON)")->required();
+  cmd->add_option("--json", a->json, "also write timings and counts as JSON");
   cmd->callback([a] { run_calibrate(*a); });
 }
 

@@ -109,22 +109,32 @@ void Calibrator::derive_silu(const SiluTap& tap, const float* x, int64_t n,
     if (!tap.silu.empty()) stats_.values[tap.silu].add(y.data(), n, stride);
     return;
   }
-  stats_.values[tap.sigmoid].add_derived(
-      n, stride, sigmoid_fast(scan.lo), sigmoid_fast(scan.hi), [x](int64_t b, int64_t e, float* out) {
+  auto sigmoid_of = [x](int64_t b, int64_t e, float* out) {
 #pragma omp simd
-        for (int64_t i = b; i < e; ++i) out[i - b] = sigmoid_fast(x[i]);
-      });
-  if (tap.silu.empty()) return;
+    for (int64_t i = b; i < e; ++i) out[i - b] = sigmoid_fast(x[i]);
+  };
+  auto silu_of = [x](int64_t b, int64_t e, float* out) {
+#pragma omp simd
+    for (int64_t i = b; i < e; ++i) out[i - b] = silu_fast(x[i]);
+  };
+  Histogram& hs = stats_.values[tap.sigmoid];
+  if (tap.silu.empty())
+    return hs.add_derived(n, stride, sigmoid_fast(scan.lo), sigmoid_fast(scan.hi), sigmoid_of);
   // SiLU falls until kSiluArgMin and rises after it: its minimum over the batch is at the value
   // nearest kSiluArgMin from either side, its maximum at one of the ends.
   float lo = INFINITY;
   if (scan.below != -INFINITY) lo = std::min(lo, silu_fast(scan.below));
   if (scan.above != INFINITY) lo = std::min(lo, silu_fast(scan.above));
   const float hi = std::max(silu_fast(scan.lo), silu_fast(scan.hi));
-  stats_.values[tap.silu].add_derived(n, stride, lo, hi, [x](int64_t b, int64_t e, float* out) {
-#pragma omp simd
-    for (int64_t i = b; i < e; ++i) out[i - b] = silu_fast(x[i]);
-  });
+  Histogram& hy = stats_.values[tap.silu];
+  // The two histograms are independent: one thread each.
+#pragma omp parallel sections num_threads(2)
+  {
+#pragma omp section
+    hs.add_derived(n, stride, sigmoid_fast(scan.lo), sigmoid_fast(scan.hi), sigmoid_of);
+#pragma omp section
+    hy.add_derived(n, stride, lo, hi, silu_of);
+  }
 }
 
 void Calibrator::fill_derived(Stats& s) const {

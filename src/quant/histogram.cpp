@@ -112,7 +112,32 @@ template <bool kPivot>
 Scan scan_part(const float* x, int64_t n, float pivot) {
   Scan s;
   int64_t i = 0;
-#if defined(__AVX2__)
+#if defined(__AVX512F__)
+  const __m512 p = _mm512_set1_ps(pivot);
+  __m512 lo0 = _mm512_set1_ps(INFINITY), lo1 = lo0, hi0 = _mm512_set1_ps(-INFINITY), hi1 = hi0;
+  __m512 below = hi0, above = lo0;
+  for (; i + 32 <= n; i += 32) {
+    __m512 a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
+    lo0 = _mm512_min_ps(a, lo0);
+    hi0 = _mm512_max_ps(a, hi0);
+    lo1 = _mm512_min_ps(b, lo1);
+    hi1 = _mm512_max_ps(b, hi1);
+    s.nan += static_cast<uint64_t>(__builtin_popcount(_mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q)) +
+                                   __builtin_popcount(_mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q)));
+    if constexpr (kPivot) {
+      for (__m512 v : {a, b}) {
+        below = _mm512_mask_max_ps(below, _mm512_cmp_ps_mask(v, p, _CMP_LE_OQ), v, below);
+        above = _mm512_mask_min_ps(above, _mm512_cmp_ps_mask(v, p, _CMP_GE_OQ), v, above);
+      }
+    }
+  }
+  s.lo = _mm512_reduce_min_ps(_mm512_min_ps(lo0, lo1));
+  s.hi = _mm512_reduce_max_ps(_mm512_max_ps(hi0, hi1));
+  if constexpr (kPivot) {
+    s.below = _mm512_reduce_max_ps(below);
+    s.above = _mm512_reduce_min_ps(above);
+  }
+#elif defined(__AVX2__)
   const __m256 p = _mm256_set1_ps(pivot), pinf = _mm256_set1_ps(INFINITY),
                ninf = _mm256_set1_ps(-INFINITY);
   __m256 lo0 = pinf, lo1 = pinf, hi0 = ninf, hi1 = ninf, below = ninf, above = pinf;
@@ -244,7 +269,21 @@ class FastCounter {
   // idx[i] = floor(v[i] / width) - first, widening the touched range [lo_, hi_].
   void bin_indices(const float* v, int64_t m, int32_t* idx) {
     int64_t i = 0;
-#if defined(__AVX2__)
+#if defined(__AVX512F__)
+    const __m512 inv = _mm512_set1_ps(inv_width_), first = _mm512_set1_ps(first_);
+    __m512i lo = _mm512_set1_epi32(lo_), hi = _mm512_set1_epi32(hi_);
+    for (; i + 16 <= m; i += 16) {
+      __m512 b = _mm512_sub_ps(
+          _mm512_roundscale_ps(_mm512_mul_ps(_mm512_loadu_ps(v + i), inv), _MM_FROUND_TO_NEG_INF),
+          first);
+      __m512i k = _mm512_cvttps_epi32(b);
+      _mm512_storeu_si512(idx + i, k);
+      lo = _mm512_min_epi32(lo, k);
+      hi = _mm512_max_epi32(hi, k);
+    }
+    lo_ = std::min(lo_, _mm512_reduce_min_epi32(lo));
+    hi_ = std::max(hi_, _mm512_reduce_max_epi32(hi));
+#elif defined(__AVX2__)
     const __m256 inv = _mm256_set1_ps(inv_width_), first = _mm256_set1_ps(first_);
     __m256i lo = _mm256_set1_epi32(lo_), hi = _mm256_set1_epi32(hi_);
     for (; i + 8 <= m; i += 8) {
