@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "core/fast_math.h"
 #include "ir/onnx_io.h"
 #include "quant/calibrator.h"
 #include "quant/histogram.h"
@@ -90,27 +89,5 @@ void BM_HistogramAdd(benchmark::State& state) {
 BENCHMARK(BM_HistogramAdd)
     ->ArgsProduct({{25600, 409600, 1638400}, {1, 64}})
     ->UseRealTime();
-
-}  // namespace
-
-namespace {
-
-// Histogram::add_derived as the calibrator uses it for Sigmoid outputs.
-void BM_HistogramAddDerived(benchmark::State& state) {
-  const int64_t n = state.range(0);
-  const int stride = static_cast<int>(state.range(1));
-  std::vector<float> v(n);
-  for (int64_t i = 0; i < n; ++i) v[i] = float((i * 7919) % 1000) / 100.f - 5.f;
-  edgeq::Histogram h;
-  const float* x = v.data();
-  for (auto _ : state)
-    h.add_derived(n, stride, 1.f / (1.f + std::exp(5.f)), 1.f / (1.f + std::exp(-4.99f)),
-                  [x](int64_t b, int64_t e, float* out) {
-#pragma omp simd
-                    for (int64_t i = b; i < e; ++i) out[i - b] = edgeq::sigmoid_fast(x[i]);
-                  });
-  state.SetItemsProcessed(state.iterations() * n);
-}
-BENCHMARK(BM_HistogramAddDerived)->ArgsProduct({{25600, 409600, 1638400}, {64}})->UseRealTime();
 
 }  // namespace

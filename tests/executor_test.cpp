@@ -92,6 +92,38 @@ TEST(Executor, FusedAndUnfusedAgree) {
   for (int64_t i = 0; i < a.numel(); ++i) EXPECT_NEAR(a.data<float>()[i], b.data<float>()[i], 1e-5);
 }
 
+// With the Conv output watched, the Conv keeps no SiLU post-op, but Sigmoid -> Mul still runs as
+// one pass (a Sigmoid step marked silu and no Mul step) and gives the unfused values bit for bit.
+TEST(Executor, WatchedConvOutputStillFusesSigmoidMul) {
+  Graph g = silu_graph();
+  Tensor x = random_input();
+  ExecutorOptions prof;
+  prof.profile = true;
+  ExecutorOptions plain = prof;
+  plain.fuse = false;
+  Executor fused(g, prof), unfused(g, plain);
+  for (Executor* ex : {&fused, &unfused}) ex->add_hook("t", [](const std::string&, const Tensor&) {});
+  Tensor a = fused.run({{"x", x}}).at("out");
+  Tensor b = unfused.run({{"x", x}}).at("out");
+  auto ops = [](const Executor& ex) {
+    std::vector<std::string> out;
+    for (const StepTime& s : ex.profile()) out.push_back(s.op);
+    return out;
+  };
+  std::vector<std::string> f = ops(fused), u = ops(unfused);
+  EXPECT_EQ(std::count(f.begin(), f.end(), "Mul"), 0);
+  EXPECT_EQ(std::count(f.begin(), f.end(), "Sigmoid"), 1);
+  EXPECT_EQ(std::count(u.begin(), u.end(), "Mul"), 1);
+  ASSERT_EQ(a.numel(), b.numel());
+  for (int64_t i = 0; i < a.numel(); ++i) ASSERT_EQ(a.data<float>()[i], b.data<float>()[i]) << i;
+  // A watched Sigmoid output blocks the rewrite.
+  Executor watched(g, prof);
+  watched.add_hook("s", [](const std::string&, const Tensor&) {});
+  watched.run({{"x", x}});
+  std::vector<std::string> w = ops(watched);
+  EXPECT_EQ(std::count(w.begin(), w.end(), "Mul"), 1);
+}
+
 TEST(Executor, WatchAllSeesEveryActivationOnceAndStoredViewHasSameValues) {
   Graph g = silu_graph();
   Tensor x = random_input();

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -179,44 +180,152 @@ TEST(QuantHistogram, ConstantValue) {
   EXPECT_EQ(h.count_above(2.0), 100.0);
 }
 
+// Sampling, checked by hand on v[i] = i, n = 65536, max stride 64: stride min(64, 65536 / 8192)
+// = 8, so 32 groups of 8 chunks of 256 values and one chunk per group in the sample. Every value
+// beyond the cuts is a tail, binned with weight 1; the sample's values within them weigh 8.
+TEST(QuantHistogram, SampledBatchHandComputed) {
+  EXPECT_EQ(Histogram::sample_stride(65536, 64), 8);
+  EXPECT_EQ(Histogram::sample_stride(65536, 1), 1);
+  EXPECT_EQ(Histogram::sample_stride(16383, 64), 1);  // small batches are binned whole
+  EXPECT_EQ(Histogram::sample_stride(100 << 20, 64), 64);
+  std::vector<float> v(65536);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i);
+  Histogram h;
+  BatchSample keep;
+  h.add(v.data(), v.size(), 64, NAN, &keep);
+  EXPECT_TRUE(h.sampled());
+  EXPECT_EQ(h.count(), 65536u);
+  EXPECT_EQ(h.min(), 0.0f);
+  EXPECT_EQ(h.max(), 65535.0f);
+  ASSERT_EQ(keep.stride, 8);
+  // The cuts lie 0.5% of the sample in from each end: inside the first and the last group, as the
+  // sample holds one 256-value chunk of each 2048.
+  EXPECT_GT(keep.cut_lo, 0);
+  EXPECT_LT(keep.cut_lo, 2048);
+  EXPECT_GT(keep.cut_hi, 65535 - 2048);
+  EXPECT_LT(keep.cut_hi, 65535);
+  // Tails: exactly the values beyond the cuts.
+  std::vector<float> tails = keep.tails;
+  std::sort(tails.begin(), tails.end());
+  std::vector<float> expected_tails;
+  for (float x : v)
+    if (x < keep.cut_lo || x > keep.cut_hi) expected_tails.push_back(x);
+  EXPECT_EQ(tails, expected_tails);
+  // Bulk: within the cuts, whole 256-value chunks, one chunk per group of 2048 values.
+  std::map<int, std::set<int>> chunks_of_group;
+  for (float x : keep.bulk) {
+    ASSERT_TRUE(x >= keep.cut_lo && x <= keep.cut_hi) << x;
+    int i = static_cast<int>(x);
+    chunks_of_group[i / 2048].insert(i / 256);
+  }
+  EXPECT_GE(chunks_of_group.size(), 31u);  // a group's chunk may fall wholly in a tail
+  for (const auto& [g, chunks] : chunks_of_group) EXPECT_EQ(chunks.size(), 1u) << "group " << g;
+  EXPECT_EQ(h.binned(), keep.tails.size() + 8 * keep.bulk.size());
+  // The bins: weight 1 per value in the tails (bins are 8 wide), multiples of 8 inside.
+  ASSERT_EQ(h.bin_width(), 8.0);
+  EXPECT_EQ(h.bins().front(), 8u);
+  EXPECT_EQ(h.bins().back(), 8u);
+  // At least one value lies above any edge below the max.
+  EXPECT_GE(h.count_above(65534.5), 1.0);
+  EXPECT_GE(h.count_below(0.5), 1.0);
+}
+
+// On a Gaussian with outliers, sampled bins give the full histogram's quantiles within a small
+// fraction of the spread; min, max and counts are exact; batches merged equal one histogram.
+TEST(QuantHistogram, SampledQuantilesTrackFullAndMergeExactly) {
+  // 8 images of 2^20 values (sd 1.5): stride 64, so 2^17 values are binned in all.
+  std::vector<float> v = gaussian_with_outliers(1 << 23, 5);
+  const int64_t batch = 1 << 20;
+  Histogram full, sampled, parts[8];
+  for (int b = 0; b < 8; ++b) {
+    full.add(v.data() + b * batch, batch);
+    sampled.add(v.data() + b * batch, batch, 64);
+    parts[b].add(v.data() + b * batch, batch, 64);
+  }
+  EXPECT_FALSE(full.sampled());
+  EXPECT_EQ(sampled.count(), full.count());
+  EXPECT_EQ(sampled.min(), full.min());
+  EXPECT_EQ(sampled.max(), full.max());
+  EXPECT_NEAR(double(sampled.binned()), double(full.count()), 1e-3 * full.count());
+  for (double q : {0.01, 0.25, 0.5, 0.75, 0.99})
+    EXPECT_NEAR(sampled.quantile(q), full.quantile(q), 0.05) << q;
+  // About 13 binned values lie beyond each 1e-4 tail: the estimate's standard error there is
+  // sqrt(1e-4 / 2^17) / density(3.72 sd) = 0.1; allow three of them (5% of the tail's 5.6 units).
+  for (double q : {0.0001, 0.9999}) EXPECT_NEAR(sampled.quantile(q), full.quantile(q), 0.3) << q;
+  // The two outliers (57 and -23.5) are in the bins with their own weight.
+  EXPECT_GE(sampled.count_above(50.0), 1.0);
+  EXPECT_LT(sampled.count_above(50.0), 2.5);
+  Histogram merged = parts[5];
+  for (int b : {0, 7, 2, 1, 6, 3, 4}) merged.merge(parts[b]);
+  EXPECT_TRUE(merged == sampled);
+}
+
+// Binning a sample split by another value's cuts: for y = 2x (exact and order-preserving),
+// add_sample(2 * bulk, 2 * tails) of x's split gives the histogram of adding y itself.
+TEST(QuantHistogram, AddSampleOfAnOrderPreservingFunctionEqualsAddingIt) {
+  std::vector<float> x = gaussian_with_outliers(409600, 6);
+  std::vector<float> y(x.size());
+  for (size_t i = 0; i < x.size(); ++i) y[i] = 2.0f * x[i];
+  Histogram hx, direct, derived;
+  BatchSample keep;
+  BatchScan scan = hx.add(x.data(), x.size(), 64, NAN, &keep);
+  ASSERT_GT(keep.stride, 1);
+  direct.add(y.data(), y.size(), 64);
+  auto twice = [](std::vector<float> v) {
+    for (float& f : v) f *= 2.0f;
+    return v;
+  };
+  derived.add_sample(scan.finite, 2.0f * scan.lo, 2.0f * scan.hi, keep.stride, twice(keep.bulk),
+                     twice(keep.tails));
+  EXPECT_TRUE(derived == direct);
+  EXPECT_TRUE(derived.sampled());
+}
+
+// Every value binned (stride 1) and sampled (images of 20000 values: stride 2): shards merged
+// equal one pass, and files round trip exactly.
 TEST(QuantStats, ShardedStatsMergedEqualOnePassAndRoundTrip) {
-  std::vector<float> act = gaussian_with_outliers(60000, 4);
-  std::vector<float> act2(60000);
+  std::vector<float> act = gaussian_with_outliers(200000, 4);
+  std::vector<float> act2(200000);
   for (size_t i = 0; i < act2.size(); ++i) act2[i] = std::sin(0.001f * i) * 40.0f + 40.0f;
   auto image = [&](int i, const std::vector<float>& src) {
     return Tensor::from_vector<float>(
-        {1, 6000}, std::vector<float>(src.begin() + i * 6000, src.begin() + (i + 1) * 6000));
+        {1, 20000}, std::vector<float>(src.begin() + i * 20000, src.begin() + (i + 1) * 20000));
   };
-  Stats one, s1, s2;
-  for (Stats* s : {&one, &s1, &s2}) {
-    s->model_sha256 = sha256_hex("model bytes");
-    s->preprocessing = "letterbox 640 pad 114 rgb /255 nchw";
-  }
-  for (int i = 0; i < 10; ++i) {
-    Stats& shard = i < 4 ? s1 : s2;
-    for (Stats* s : {&one, &shard}) {
-      s->observe("/model.0/conv/Conv_output_0", image(i, act));
-      s->observe("/model.23/Concat_5_output_0", image(i, act2));
-      s->images++;
+  for (int stride : {1, 64}) {
+    Stats one, s1, s2;
+    for (Stats* s : {&one, &s1, &s2}) {
+      s->model_sha256 = sha256_hex("model bytes");
+      s->preprocessing = "letterbox 640 pad 114 rgb /255 nchw";
+      s->histogram_stride = stride;
     }
-  }
-  Stats merged = merge_stats(s1, s2);
-  EXPECT_EQ(merged.images, 10);
-  ASSERT_EQ(merged.values.size(), 2u);
-  for (const auto& kv : one.values) {
-    EXPECT_TRUE(merged.at(kv.first) == kv.second) << kv.first;
-    EXPECT_EQ(merged.at(kv.first).min(), kv.second.min());
-    EXPECT_EQ(merged.at(kv.first).max(), kv.second.max());
-  }
-  // Through files: CBOR and JSON both round trip exactly.
-  for (const std::string ext : {".stats", ".json"}) {
-    save_stats(s1, temp_path("s1" + ext));
-    save_stats(s2, temp_path("s2" + ext));
-    Stats f = merge_stats(load_stats(temp_path("s1" + ext)), load_stats(temp_path("s2" + ext)));
-    EXPECT_EQ(f.model_sha256, one.model_sha256);
-    EXPECT_EQ(f.preprocessing, one.preprocessing);
-    EXPECT_EQ(f.images, 10);
-    for (const auto& kv : one.values) EXPECT_TRUE(f.at(kv.first) == kv.second) << ext;
+    for (int i = 0; i < 10; ++i) {
+      Stats& shard = i < 4 ? s1 : s2;
+      for (Stats* s : {&one, &shard}) {
+        s->observe("/model.0/conv/Conv_output_0", image(i, act));
+        s->observe("/model.23/Concat_5_output_0", image(i, act2));
+        s->images++;
+      }
+    }
+    EXPECT_EQ(one.at("/model.0/conv/Conv_output_0").sampled(), stride > 1);
+    Stats merged = merge_stats(s1, s2);
+    EXPECT_EQ(merged.images, 10);
+    ASSERT_EQ(merged.values.size(), 2u);
+    for (const auto& kv : one.values) {
+      EXPECT_TRUE(merged.at(kv.first) == kv.second) << kv.first;
+      EXPECT_EQ(merged.at(kv.first).min(), kv.second.min());
+      EXPECT_EQ(merged.at(kv.first).max(), kv.second.max());
+    }
+    // Through files: CBOR and JSON both round trip exactly.
+    for (const std::string ext : {".stats", ".json"}) {
+      save_stats(s1, temp_path("s1" + ext));
+      save_stats(s2, temp_path("s2" + ext));
+      Stats f = merge_stats(load_stats(temp_path("s1" + ext)), load_stats(temp_path("s2" + ext)));
+      EXPECT_EQ(f.model_sha256, one.model_sha256);
+      EXPECT_EQ(f.preprocessing, one.preprocessing);
+      EXPECT_EQ(f.images, 10);
+      EXPECT_EQ(f.histogram_stride, stride);
+      for (const auto& kv : one.values) EXPECT_TRUE(f.at(kv.first) == kv.second) << ext;
+    }
   }
 }
 
@@ -242,6 +351,14 @@ TEST(QuantStats, MergeRefusesOtherModelsAndValueSets) {
     EXPECT_NE(std::string(e.what()).find("'w'"), std::string::npos);
   }
   b.values.erase("w");
+  b.histogram_stride = 64;  // sampled one way and binned whole the other
+  try {
+    merge_stats(a, b);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("histogram sampling"), std::string::npos);
+  }
+  b.histogram_stride = a.histogram_stride;
   b.preprocessing = "other";
   EXPECT_THROW(merge_stats(a, b), Error);
   EXPECT_THROW(a.at("missing"), Error);

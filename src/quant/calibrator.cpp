@@ -91,49 +91,65 @@ void Calibrator::observe(const std::string& value, const Tensor& t) {
               dtype_name(t.dtype()), ", only float32 values are observed");
   const float* x = t.data<float>();
   const int64_t n = t.numel();
-  BatchScan scan = stats_.values[value].add(x, n, stats_.histogram_stride, kSiluArgMin);
-  derive_silu(tap->second, x, n, scan);
+  BatchSample sample;
+  BatchScan scan = stats_.values[value].add(x, n, stats_.histogram_stride, kSiluArgMin, &sample);
+  derive_silu(tap->second, x, n, scan, sample);
 }
 
-void Calibrator::derive_silu(const SiluTap& tap, const float* x, int64_t n,
-                             const BatchScan& scan) {
+namespace {
+
+template <typename F>
+std::vector<float> apply(const std::vector<float>& v, F f) {
+  std::vector<float> out(v.size());
+  const float* in = v.data();
+  float* o = out.data();
+  const int64_t n = static_cast<int64_t>(v.size());
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) o[i] = f(in[i]);
+  return out;
+}
+
+}  // namespace
+
+void Calibrator::derive_silu(const SiluTap& tap, const float* x, int64_t n, const BatchScan& scan,
+                             const BatchSample& sample) {
   const int stride = stats_.histogram_stride;
   if (n <= 0) return;
-  if (scan.finite != static_cast<uint64_t>(n)) {  // NaN or Inf (rare): compute every value
+  Histogram& hs = stats_.values[tap.sigmoid];
+  Histogram* hy = tap.silu.empty() ? nullptr : &stats_.values[tap.silu];
+  if (scan.finite != static_cast<uint64_t>(n) || sample.stride == 1) {
+    // Not sampled (small, or every value binned), or NaN / Inf: compute every value.
     std::vector<float> s(n), y(n);
+#pragma omp parallel for simd if (n >= (1 << 16))
     for (int64_t i = 0; i < n; ++i) {
       s[i] = sigmoid_fast(x[i]);
       y[i] = silu_fast(x[i]);
     }
-    stats_.values[tap.sigmoid].add(s.data(), n, stride);
-    if (!tap.silu.empty()) stats_.values[tap.silu].add(y.data(), n, stride);
+    hs.add(s.data(), n, stride);
+    if (hy) hy->add(y.data(), n, stride);
     return;
   }
-  auto sigmoid_of = [x](int64_t b, int64_t e, float* out) {
-#pragma omp simd
-    for (int64_t i = b; i < e; ++i) out[i - b] = sigmoid_fast(x[i]);
+  auto sigmoid = [](float v) { return sigmoid_fast(v); };
+  auto silu = [](float v) { return silu_fast(v); };
+  const uint64_t count = static_cast<uint64_t>(n);
+  auto add_sigmoid = [&] {
+    hs.add_sample(count, sigmoid_fast(scan.lo), sigmoid_fast(scan.hi), sample.stride,
+                  apply(sample.bulk, sigmoid), apply(sample.tails, sigmoid));
   };
-  auto silu_of = [x](int64_t b, int64_t e, float* out) {
-#pragma omp simd
-    for (int64_t i = b; i < e; ++i) out[i - b] = silu_fast(x[i]);
-  };
-  Histogram& hs = stats_.values[tap.sigmoid];
-  if (tap.silu.empty())
-    return hs.add_derived(n, stride, sigmoid_fast(scan.lo), sigmoid_fast(scan.hi), sigmoid_of);
+  if (!hy) return add_sigmoid();
   // SiLU falls until kSiluArgMin and rises after it: its minimum over the batch is at the value
   // nearest kSiluArgMin from either side, its maximum at one of the ends.
   float lo = INFINITY;
   if (scan.below != -INFINITY) lo = std::min(lo, silu_fast(scan.below));
   if (scan.above != INFINITY) lo = std::min(lo, silu_fast(scan.above));
   const float hi = std::max(silu_fast(scan.lo), silu_fast(scan.hi));
-  Histogram& hy = stats_.values[tap.silu];
   // The two histograms are independent: one thread each.
 #pragma omp parallel sections num_threads(2)
   {
 #pragma omp section
-    hs.add_derived(n, stride, sigmoid_fast(scan.lo), sigmoid_fast(scan.hi), sigmoid_of);
+    add_sigmoid();
 #pragma omp section
-    hy.add_derived(n, stride, lo, hi, silu_of);
+    hy->add_sample(count, lo, hi, sample.stride, apply(sample.bulk, silu), apply(sample.tails, silu));
   }
 }
 

@@ -6,8 +6,8 @@
 // input, and a Concat output holds the union of its inputs, so their histograms are the input's
 // (or the inputs' merged, which is exact; see Histogram) and are filled in by stats() / take().
 // Sigmoid(t) and Mul(t, Sigmoid(t)) (SiLU) are functions of t: their statistics come from t's hook
-// (exact min / max from t's scan, since sigmoid rises and SiLU falls then rises; bins from the
-// function applied to the chunks of t that are binned), so the executor never materializes the
+// (min / max from t's scan, since sigmoid rises and SiLU falls then rises; bins from the function
+// applied to t's sample and tails, see BatchSample), so the executor never materializes the
 // Sigmoid output and runs each SiLU as one pass.
 #pragma once
 #include <map>
@@ -51,7 +51,8 @@ class Calibrator {
     std::string sigmoid, silu;  // outputs of Sigmoid(t) and Mul(t, Sigmoid(t)); silu may be ""
   };
   void observe(const std::string& value, const Tensor& t);
-  void derive_silu(const SiluTap& tap, const float* t, int64_t n, const BatchScan& scan);
+  void derive_silu(const SiluTap& tap, const float* t, int64_t n, const BatchScan& scan,
+                   const BatchSample& sample);
   void fill_derived(Stats& s) const;
 
   Stats stats_;  // observed values only

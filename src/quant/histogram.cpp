@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <functional>
+#include <tuple>
 #include <utility>
 #if defined(__AVX2__)
 #include <immintrin.h>
@@ -107,6 +108,42 @@ struct Scan {
   uint64_t nan = 0;
   float below = -INFINITY, above = INFINITY;
 };
+
+// Appends the values of x[0, n) below cut_lo or above cut_hi (NaN never; +-Inf may) to tails.
+void collect_tails(const float* x, int64_t n, float cut_lo, float cut_hi, std::vector<float>& tails) {
+  int64_t i = 0;
+#if defined(__AVX512F__)
+  const __m512 cl = _mm512_set1_ps(cut_lo), ch = _mm512_set1_ps(cut_hi);
+  for (; i + 16 <= n; i += 16) {
+    __m512 v = _mm512_loadu_ps(x + i);
+    __mmask16 m = _mm512_cmp_ps_mask(v, cl, _CMP_LT_OQ) | _mm512_cmp_ps_mask(v, ch, _CMP_GT_OQ);
+    if (m) {
+      alignas(64) float kept[16];
+      _mm512_mask_compressstoreu_ps(kept, m, v);
+      tails.insert(tails.end(), kept, kept + __builtin_popcount(m));
+    }
+  }
+#endif
+  for (; i < n; ++i)
+    if (x[i] < cut_lo || x[i] > cut_hi) tails.push_back(x[i]);
+}
+
+// The values of v[0, m) within [lo, hi] (NaN never), written to out; returns how many.
+int64_t within(const float* v, int64_t m, float lo, float hi, float* out) {
+  int64_t k = 0, i = 0;
+#if defined(__AVX512F__)
+  const __m512 l = _mm512_set1_ps(lo), h = _mm512_set1_ps(hi);
+  for (; i + 16 <= m; i += 16) {
+    __m512 x = _mm512_loadu_ps(v + i);
+    __mmask16 in = _mm512_cmp_ps_mask(x, l, _CMP_GE_OQ) & _mm512_cmp_ps_mask(x, h, _CMP_LE_OQ);
+    _mm512_mask_compressstoreu_ps(out + k, in, x);
+    k += __builtin_popcount(in);
+  }
+#endif
+  for (; i < m; ++i)
+    if (v[i] >= lo && v[i] <= hi) out[k++] = v[i];
+  return k;
+}
 
 template <bool kPivot>
 Scan scan_part(const float* x, int64_t n, float pivot) {
@@ -359,6 +396,38 @@ struct Sampling {
   }
 };
 
+
+// Where a sampled batch's tails begin: about kTailFraction of the values on each side, estimated
+// from at most 4096 of the sampled values (the split need not be precise: values beyond the cuts
+// are binned exactly, values within them through the sample, and either way nothing is biased).
+constexpr double kTailFraction = 0.002;
+
+std::pair<float, float> tail_cuts(const float* sample, int64_t m) {
+  constexpr int64_t kProbe = 2048;
+  const int64_t step = std::max<int64_t>(1, m / kProbe);
+  const int64_t probes = (m + step - 1) / step;
+  const size_t k = static_cast<size_t>(kTailFraction * static_cast<double>(probes));
+  // The k+1 smallest and k+1 largest probes, kept sorted (k is about 10: most probes fail the
+  // first comparison).
+  std::vector<float> low, high;
+  low.reserve(k + 2);
+  high.reserve(k + 2);
+  for (int64_t i = 0; i < m; i += step) {
+    const float v = sample[i];
+    if (!std::isfinite(v)) continue;
+    if (low.size() <= k || v < low.back()) {
+      low.insert(std::upper_bound(low.begin(), low.end(), v), v);
+      if (low.size() > k + 1) low.pop_back();
+    }
+    if (high.size() <= k || v > high.back()) {
+      high.insert(std::upper_bound(high.begin(), high.end(), v, std::greater<float>()), v);
+      if (high.size() > k + 1) high.pop_back();
+    }
+  }
+  if (low.empty()) return {INFINITY, -INFINITY};  // no finite probe: everything is a tail
+  return {low.back(), high.back()};
+}
+
 }  // namespace
 
 int64_t Histogram::sample_stride(int64_t n, int max_stride) {
@@ -366,18 +435,9 @@ int64_t Histogram::sample_stride(int64_t n, int max_stride) {
   return std::min<int64_t>(max_stride, n / kSampleFullBelow);
 }
 
-bool Histogram::begin_batch(const float* x, int64_t n, float lo, float hi, uint64_t nan,
-                            int64_t stride, int64_t weight, int64_t counted) {
-  uint64_t inf = 0;
-  if (std::isinf(lo) || std::isinf(hi)) {
-    InfPass p = inf_pass(x, n);
-    lo = p.lo;
-    hi = p.hi;
-    inf = p.inf;
-  }
+bool Histogram::take_batch(uint64_t finite, uint64_t nan, uint64_t inf, float lo, float hi) {
   nan_ += nan;
   inf_ += inf;
-  const uint64_t finite = static_cast<uint64_t>(counted < 0 ? n : counted) - nan - inf;
   if (finite == 0) return false;
   if (count_ == 0) {
     min_ = lo;
@@ -388,141 +448,146 @@ bool Histogram::begin_batch(const float* x, int64_t n, float lo, float hi, uint6
   }
   count_ += finite;
   fit_range();
-  if (weight > 1) {  // a sample stands for the batch: its exact extremes go in with weight 1
-    sampled_ = true;
-    bins_[global_bin(lo) - first_bin_] += 1;
-    bins_[global_bin(hi) - first_bin_] += 1;
-    binned_ += 2;
-  }
-  const int64_t first = first_bin_;
-  const int64_t last = first + static_cast<int64_t>(bins_.size()) - 1;
-  if (nan + inf == 0 && std::max(std::llabs(first), std::llabs(last)) < (1 << 24)) return true;
-  // Exact in double for any index; skips NaN and Inf.
-  const Sampling sampling(n, stride);
-  const double inv_width = std::ldexp(1.0, -exponent_);
-  for (int64_t g = 0; g < sampling.groups; ++g) {
-    auto [b, e] = sampling.chunk(g);
-    for (int64_t i = b; i < e; ++i)
-      if (std::isfinite(x[i])) {
-        bins_[static_cast<int64_t>(std::floor(static_cast<double>(x[i]) * inv_width)) - first] +=
-            static_cast<uint64_t>(weight);
-        binned_ += static_cast<uint64_t>(weight);
-      }
-  }
-  return false;
+  return true;
 }
 
-BatchScan Histogram::add(const float* x, int64_t n, int max_stride, float pivot) {
+void Histogram::bin_values(const float* v, int64_t m, uint32_t weight, bool all_finite) {
+  if (m <= 0) return;
+  const int64_t first = first_bin_;
+  const int64_t last = first + static_cast<int64_t>(bins_.size()) - 1;
+  if (!all_finite || std::max(std::llabs(first), std::llabs(last)) >= (1 << 24)) {
+    // Exact in double for any index; skips NaN and Inf.
+    const double inv_width = std::ldexp(1.0, -exponent_);
+    for (int64_t i = 0; i < m; ++i)
+      if (std::isfinite(v[i])) {
+        bins_[static_cast<int64_t>(std::floor(static_cast<double>(v[i]) * inv_width)) - first] +=
+            weight;
+        binned_ += weight;
+      }
+    return;
+  }
+  const float inv_width = std::ldexp(1.0f, -exponent_), ffirst = static_cast<float>(first);
+  if (m < FastCounter::kDirectBelow) {
+    FastCounter(bins_.data(), bins_.size(), inv_width, ffirst, weight).add(v, m);
+  } else {
+#pragma omp parallel
+    {
+      FastCounter counter(bins_.size(), inv_width, ffirst, weight);
+#pragma omp for schedule(static) nowait
+      for (int64_t b = 0; b < m; b += kParallelMin)
+        counter.add(v + b, std::min(kParallelMin, m - b));
+#pragma omp critical(edgeq_histogram_add)
+      counter.flush_into(bins_.data());
+    }
+  }
+  binned_ += static_cast<uint64_t>(m) * weight;
+}
+
+BatchScan Histogram::add(const float* x, int64_t n, int max_stride, float pivot,
+                         BatchSample* keep) {
   BatchScan out;
+  if (keep) *keep = BatchSample();
   if (n <= 0) return out;
-  const Sampling sampling(n, sample_stride(n, max_stride));
+  const int64_t stride = sample_stride(n, max_stride);
   const bool with_pivot = !std::isnan(pivot);
-  // Parts of at most kParallelMin values keep scan_part's int32 NaN lanes far from overflow.
+
+  // A sampled batch: the sample first (it sets the tail cuts for the full pass).
+  const Sampling sampling(n, stride);
+  thread_local std::vector<float> sample_buf;
+  float* sample = nullptr;
+  int64_t m = 0;
+  float cut_lo = -INFINITY, cut_hi = INFINITY;
+  if (stride > 1) {
+    sample_buf.resize(static_cast<size_t>(sampling.groups * kSampleChunk));
+    sample = sample_buf.data();
+    for (int64_t g = 0; g < sampling.groups; ++g) {
+      auto [b, e] = sampling.chunk(g);
+      std::copy(x + b, x + e, sample + m);
+      m += e - b;
+    }
+    std::tie(cut_lo, cut_hi) = tail_cuts(sample, m);
+  }
+
+  // Full pass: min / max / NaN (and pivot brackets, and the tails when sampled).
   const int64_t parts = (n + kParallelMin - 1) / kParallelMin;
   float lo = INFINITY, hi = -INFINITY, below = -INFINITY, above = INFINITY;
   uint64_t nan = 0;
-  bool fast = false;
-  // One parallel region per batch: scan, then (one thread) range update, then counting.
+  thread_local std::vector<float> tails;  // this thread's result, reused across calls
+  tails.clear();
+  std::vector<float>* all_tails = &tails;  // (inside the region `tails` names each thread's own)
 #pragma omp parallel if (n >= 2 * kParallelMin)
   {
+    thread_local std::vector<float> mine;  // each thread's part
+    mine.clear();
 #pragma omp for schedule(static) reduction(min : lo, above) reduction(max : hi, below) \
-    reduction(+ : nan)
+    reduction(+ : nan) nowait
     for (int64_t p = 0; p < parts; ++p) {
       const float* part = x + p * kParallelMin;
-      const int64_t m = std::min(kParallelMin, n - p * kParallelMin);
-      Scan s = with_pivot ? scan_part<true>(part, m, pivot) : scan_part<false>(part, m, 0.0f);
-      lo = std::min(lo, s.lo);
-      hi = std::max(hi, s.hi);
-      below = std::max(below, s.below);
-      above = std::min(above, s.above);
-      nan += s.nan;
+      const int64_t len = std::min(kParallelMin, n - p * kParallelMin);
+      Scan sc = with_pivot ? scan_part<true>(part, len, pivot) : scan_part<false>(part, len, 0.0f);
+      lo = std::min(lo, sc.lo);
+      hi = std::max(hi, sc.hi);
+      below = std::max(below, sc.below);
+      above = std::min(above, sc.above);
+      nan += sc.nan;
+      if (stride > 1) collect_tails(part, len, cut_lo, cut_hi, mine);
     }
-#pragma omp single
-    {
-      const uint64_t inf_before = inf_;
-      fast = begin_batch(x, n, lo, hi, nan, sampling.stride, sampling.stride);
-      out.inf = inf_ - inf_before;
-    }
-    const float inv_width = std::ldexp(1.0f, -exponent_), first = static_cast<float>(first_bin_);
-    const uint32_t weight = static_cast<uint32_t>(sampling.stride);
-    if (fast && sampling.binned() < FastCounter::kDirectBelow) {
-#pragma omp single nowait
-      {
-        FastCounter counter(bins_.data(), bins_.size(), inv_width, first, weight);
-        for (int64_t g = 0; g < sampling.groups; ++g) {
-          auto [b, e] = sampling.chunk(g);
-          counter.add(x + b, e - b);
-        }
-        binned_ += static_cast<uint64_t>(sampling.binned()) * weight;
-      }
-    } else if (fast) {
-      FastCounter counter(bins_.size(), inv_width, first, weight);
-      uint64_t binned = 0;
-#pragma omp for schedule(static) nowait
-      for (int64_t g = 0; g < sampling.groups; ++g) {
-        auto [b, e] = sampling.chunk(g);
-        counter.add(x + b, e - b);
-        binned += static_cast<uint64_t>(e - b) * weight;
-      }
-#pragma omp critical(edgeq_histogram_add)
-      {
-        counter.flush_into(bins_.data());
-        binned_ += binned;
-      }
+    if (!mine.empty()) {
+#pragma omp critical(edgeq_histogram_tails)
+      all_tails->insert(all_tails->end(), mine.begin(), mine.end());
     }
   }
+  uint64_t inf = 0;
+  if (std::isinf(lo) || std::isinf(hi)) {
+    InfPass p = inf_pass(x, n);
+    lo = p.lo;
+    hi = p.hi;
+    inf = p.inf;
+  }
   out.nan = nan;
-  out.finite = static_cast<uint64_t>(n) - out.nan - out.inf;
-  if (out.inf == 0) {
+  out.inf = inf;
+  out.finite = static_cast<uint64_t>(n) - nan - inf;
+  if (inf == 0) {
     out.lo = lo;
     out.hi = hi;
     out.below = below;
     out.above = above;
   }
+  if (!take_batch(out.finite, nan, inf, lo, hi)) return out;
+  if (stride == 1) {
+    bin_values(x, n, 1, nan + inf == 0);
+    return out;
+  }
+  // Tails exactly (weight 1), the sample's values within the cuts for the rest (weight stride).
+  sampled_ = true;
+  bin_values(tails.data(), static_cast<int64_t>(tails.size()), 1, inf == 0);
+  const int64_t kept = within(sample, m, cut_lo, cut_hi, sample);
+  bin_values(sample, kept, static_cast<uint32_t>(stride), true);
+  if (keep) {
+    keep->stride = stride;
+    keep->cut_lo = cut_lo;
+    keep->cut_hi = cut_hi;
+    keep->bulk.assign(sample, sample + kept);
+    keep->tails.assign(tails.begin(), tails.end());
+  }
   return out;
 }
 
-void Histogram::add_derived(int64_t n, int max_stride, float lo, float hi,
-                            const std::function<void(int64_t, int64_t, float*)>& values) {
-  if (n <= 0) return;
-  const Sampling sampling(n, sample_stride(n, max_stride));
-  // The sampled values, chunk after chunk; every chunk but the last has kSampleChunk values (the
-  // picked chunk of a group only falls short or past the end in the last group).
-  thread_local std::vector<float> sample;
-  sample.resize(static_cast<size_t>(sampling.groups * kSampleChunk));
-  float* buf = sample.data();  // (inside the parallel loop `sample` names each thread's own)
-  std::atomic<int64_t> m{0};
-#pragma omp parallel for schedule(static) if (n / sampling.stride >= kParallelMin)
-  for (int64_t g = 0; g < sampling.groups; ++g) {
-    auto [b, e] = sampling.chunk(g);
-    if (e > b) values(b, e, buf + g * kSampleChunk);
-    m += e - b;
+void Histogram::add_sample(uint64_t count, float lo, float hi, int64_t stride,
+                           const std::vector<float>& bulk, const std::vector<float>& tails) {
+  // The caller's range is exact by construction; the given values can only confirm it (this also
+  // keeps every bin index in range).
+  for (const std::vector<float>* v : {&bulk, &tails}) {
+    Scan sc = scan_part<false>(v->data(), static_cast<int64_t>(v->size()), 0.0f);
+    EDGEQ_CHECK(sc.nan == 0 && (v->empty() || (std::isfinite(sc.lo) && std::isfinite(sc.hi))),
+                "derived statistics: a non-finite value");
+    lo = std::min(lo, sc.lo);
+    hi = std::max(hi, sc.hi);
   }
-  const int64_t count = m.load();
-  // The caller's range is exact by construction; the sampled values can only confirm it (this
-  // also keeps every bin index in range).
-  Scan sc = scan_part<false>(buf, count, 0.0f);
-  EDGEQ_CHECK(sc.nan == 0 && std::isfinite(sc.lo) && std::isfinite(sc.hi),
-              "derived statistics: the function gave a non-finite value");
-  lo = std::min(lo, sc.lo);
-  hi = std::max(hi, sc.hi);
-  if (!begin_batch(buf, count, lo, hi, 0, 1, sampling.stride, n)) return;
-  const float inv_width = std::ldexp(1.0f, -exponent_), first = static_cast<float>(first_bin_);
-  const uint32_t weight = static_cast<uint32_t>(sampling.stride);
-  if (count < FastCounter::kDirectBelow) {
-    FastCounter(bins_.data(), bins_.size(), inv_width, first, weight).add(buf, count);
-  } else {
-#pragma omp parallel
-    {
-      FastCounter counter(bins_.size(), inv_width, first, weight);
-#pragma omp for schedule(static) nowait
-      for (int64_t b = 0; b < count; b += kSampleChunk)
-        counter.add(buf + b, std::min(kSampleChunk, count - b));
-#pragma omp critical(edgeq_histogram_add)
-      counter.flush_into(bins_.data());
-    }
-  }
-  binned_ += static_cast<uint64_t>(count) * weight;
+  if (!take_batch(count, 0, 0, lo, hi)) return;
+  if (stride > 1) sampled_ = true;
+  bin_values(tails.data(), static_cast<int64_t>(tails.size()), 1, true);
+  bin_values(bulk.data(), static_cast<int64_t>(bulk.size()), static_cast<uint32_t>(stride), true);
 }
 
 void Histogram::merge(const Histogram& other) {

@@ -9,20 +9,24 @@
 //
 // NaN and +-Inf are counted apart and never enter the bins, min or max.
 //
-// Sampling: add(x, n, max_stride) with max_stride > 1 bins only part of a large batch (see
+// Sampling: add(x, n, max_stride) with max_stride > 1 bins a large batch from a sample (see
 // sample_stride()): the batch is cut into chunks of kSampleChunk values, the chunks into groups of
-// `stride`, and one chunk per group, picked by a hash of the group's index, enters the bins, each
-// value with weight `stride` (it stands for the group). The batch's exact min and max enter with
-// weight 1, so the tails that decide wide encodings stay in the bins. min, max, count and the NaN
-// / Inf counts still cover every value. The choice depends only on n and positions, so it is the
-// same on every run and merges stay exact. binned() is the weight in the bins (= count() unless
-// sampled); quantiles use it, and count_below / count_above are scaled back to all values.
+// `stride`, and one chunk per group, picked by a hash of the group's index, is the sample. From it
+// come two cuts, about 0.2% of the values in from each end. The full pass that finds min and max
+// also collects every value beyond the cuts: those tails are binned exactly (weight 1), and the
+// sample's values within the cuts stand for the rest (weight `stride` each). So the tails, where
+// percentile, entropy and MSE ranges are decided, are exact, and the bulk is estimated without
+// bias. min, max, count and the NaN / Inf counts cover every value. Everything depends only on the
+// batch, so runs repeat exactly and merges of shards equal one pass. binned() is the weight in the
+// bins (= count() unless sampled); quantiles use it, and count_below / count_above are scaled to
+// all values.
 #pragma once
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <vector>
 #include <vector>
 
 namespace edgeq {
@@ -37,6 +41,16 @@ struct BatchScan {
   float below = -INFINITY, above = INFINITY;
 };
 
+// How add() binned a sampled batch (stride > 1): every finite value beyond [cut_lo, cut_hi] in
+// `tails` (weight 1), the sampled values within it in `bulk` (weight stride). A caller that
+// derives another value elementwise from this batch bins f(bulk) and f(tails) the same way
+// (add_sample), so the derived histogram is sampled at the same elements.
+struct BatchSample {
+  int64_t stride = 1;  // 1: the batch was not sampled (nothing kept)
+  float cut_lo = 0, cut_hi = 0;
+  std::vector<float> bulk, tails;
+};
+
 class Histogram {
  public:
   static constexpr int kMaxBins = 8192;
@@ -49,15 +63,15 @@ class Histogram {
   // values (or all of them).
   static int64_t sample_stride(int64_t n, int max_stride);
 
-  // Adds n values (parallel over large inputs), binning a sample of them when max_stride > 1.
-  // A pivot (not NaN) asks for BatchScan::below / above.
-  BatchScan add(const float* x, int64_t n, int max_stride = 1, float pivot = NAN);
-  // Adds a batch of n finite values f(x_i) known only through an exact [lo, hi] (from a scan of
-  // x) and `values(b, e, out)`, which writes f(x_i) for i in [b, e) to out[0, e - b). Only the
-  // chunks add(x, n, max_stride) would bin are asked for, so the bins equal those of adding the
-  // materialized f(x) (the range is widened to the values asked for, should lo / hi be off).
-  void add_derived(int64_t n, int max_stride, float lo, float hi,
-                   const std::function<void(int64_t, int64_t, float*)>& values);
+  // Adds n values (parallel over large inputs), binning them from a sample when max_stride > 1.
+  // A pivot (not NaN) asks for BatchScan::below / above; `keep` receives the sample's split.
+  BatchScan add(const float* x, int64_t n, int max_stride = 1, float pivot = NAN,
+                BatchSample* keep = nullptr);
+  // Adds a batch of `count` finite values known through its exact [lo, hi] and a split sample as
+  // add() makes one (bulk values weigh `stride`, tails 1). [lo, hi] is widened to the given
+  // values, should it be off.
+  void add_sample(uint64_t count, float lo, float hi, int64_t stride, const std::vector<float>& bulk,
+                  const std::vector<float>& tails);
   // Adds another histogram's values (exact, see above).
   void merge(const Histogram& other);
 
@@ -100,11 +114,10 @@ class Histogram {
   // Takes a batch's scan (min / max of non-NaN values, NaN count) into the counts and the range;
   // returns true when the caller should count the sampled values with the fast float path,
   // otherwise bins them itself (exact in double; batches with NaN / Inf or huge indices).
-  // `stride`: sampling of x's positions; `weight`: of each binned value (> 1: the batch is sampled
-  // and its extremes go in with weight 1); `counted`: how many values the batch stands for (n when
-  // negative).
-  bool begin_batch(const float* x, int64_t n, float lo, float hi, uint64_t nan, int64_t stride,
-                   int64_t weight, int64_t counted = -1);
+  // Takes a batch's counts and finite range [lo, hi]; false when it held no finite value.
+  bool take_batch(uint64_t finite, uint64_t nan, uint64_t inf, float lo, float hi);
+  // Bins v[0, m) with `weight` each (non-finite values skipped), in parallel when many.
+  void bin_values(const float* v, int64_t m, uint32_t weight, bool all_finite);
 
   // Mass of bins_ below lo / above hi (linear inside a bin).
   double mass_below(double lo) const;

@@ -1,0 +1,182 @@
+// Calibrator: statistics it derives instead of reading (pass-through values, Sigmoid and SiLU of a
+// read value) against reading every value, with every value binned and with sampled histograms.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <set>
+
+#include "graph_builders.h"
+#include "ir/onnx_io.h"
+#include "quant/calibrator.h"
+#include "quant/range_scheme.h"
+#include "test_util.h"
+#include "vision/image_io.h"
+#include "vision/letterbox.h"
+
+namespace edgeq {
+namespace {
+
+// x [1,8,64,64] -> Conv 3x3 -> t [1,16,64,64]; s = Sigmoid(t); y = Mul(s, t) (SiLU, operands
+// swapped); a, b = Split(y, 2 x 8 channels); c = Concat(a, y); r = Reshape(c, [1,24,4096]);
+// out = Transpose(r, [0,2,1]); z = Sigmoid(x) (no Mul).
+Graph silu_split_concat() {
+  Graph g;
+  g.inputs = {{"x", DType::kFloat32, {1, 8, 64, 64}}};
+  g.outputs = {{"out", DType::kFloat32, {1, 4096, 24}},
+               {"b", DType::kFloat32, {1, 8, 64, 64}},
+               {"z", DType::kFloat32, {1, 8, 64, 64}}};
+  Tensor w(DType::kFloat32, {16, 8, 3, 3});
+  std::mt19937 rng(7);
+  std::normal_distribution<float> n(0.f, 0.4f);
+  for (int64_t i = 0; i < w.numel(); ++i) w.data<float>()[i] = n(rng);
+  g.initializers["w"] = w;
+  g.initializers["shape"] = Tensor::from_vector<int64_t>({3}, {1, 24, 4096});
+  Node conv = test::node("conv", "Conv", {"x", "w"}, {"t"});
+  conv.attrs["pads"] = test::ints_attr({1, 1, 1, 1});
+  g.nodes.push_back(conv);
+  g.nodes.push_back(test::node("sig", "Sigmoid", {"t"}, {"s"}));
+  g.nodes.push_back(test::node("mul", "Mul", {"s", "t"}, {"y"}));
+  Node split = test::node("split", "Split", {"y"}, {"a", "b"});
+  split.attrs["axis"] = test::int_attr(1);
+  g.nodes.push_back(split);
+  Node cat = test::node("cat", "Concat", {"a", "y"}, {"c"});
+  cat.attrs["axis"] = test::int_attr(1);
+  g.nodes.push_back(cat);
+  g.nodes.push_back(test::node("reshape", "Reshape", {"c", "shape"}, {"r"}));
+  Node tr = test::node("tr", "Transpose", {"r"}, {"out"});
+  tr.attrs["perm"] = test::ints_attr({0, 2, 1});
+  g.nodes.push_back(tr);
+  g.nodes.push_back(test::node("zsig", "Sigmoid", {"x"}, {"z"}));
+  return g;
+}
+
+std::vector<Tensor> inputs(int n) {
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<float> u(-3.f, 3.f);
+  std::vector<Tensor> out;
+  for (int k = 0; k < n; ++k) {
+    Tensor x(DType::kFloat32, {1, 8, 64, 64});
+    for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = u(rng);
+    out.push_back(x);
+  }
+  return out;
+}
+
+Stats calibrate(const Graph& g, bool derive, int stride, std::vector<std::string>* derived) {
+  CalibratorOptions opt;
+  opt.derive = derive;
+  opt.histogram_stride = stride;
+  Calibrator cal(g, "test", "random", opt);
+  for (const Tensor& x : inputs(3)) cal.add({{"x", x}});
+  if (derived) *derived = cal.derived();
+  return cal.take();
+}
+
+}  // namespace
+
+TEST(Calibrator, DerivesPassThroughSigmoidAndSiluValues) {
+  Graph g = silu_split_concat();
+  std::vector<std::string> derived;
+  calibrate(g, true, 64, &derived);
+  std::set<std::string> d(derived.begin(), derived.end());
+  EXPECT_EQ(d, (std::set<std::string>{"s", "y", "z", "c", "r", "out"}));
+}
+
+// Every value binned: derived statistics equal read ones exactly (the Concat's merged histogram
+// included: merging is exact). Sampled: counts, min and max stay exact and the distributions
+// agree (derived values are binned at their input's sample and tails, read ones at their own).
+TEST(Calibrator, DerivedStatisticsEqualReadOnes) {
+  Graph g = silu_split_concat();
+  for (int stride : {1, 64}) {
+    Stats read = calibrate(g, false, stride, nullptr);
+    Stats derived = calibrate(g, true, stride, nullptr);
+    ASSERT_EQ(read.values.size(), derived.values.size());
+    EXPECT_EQ(derived.images, 3);
+    for (const auto& [name, h] : read.values) {
+      const Histogram& k = derived.at(name);
+      EXPECT_EQ(k.count(), h.count()) << name;
+      EXPECT_EQ(k.min(), h.min()) << name << " stride " << stride;
+      EXPECT_EQ(k.max(), h.max()) << name << " stride " << stride;
+      if (stride == 1) EXPECT_TRUE(k == h) << name;
+      const double span = double(h.max()) - h.min();
+      for (double q : {0.001, 0.01, 0.5, 0.99, 0.999})
+        EXPECT_NEAR(k.quantile(q), h.quantile(q), 0.02 * span) << name << " q " << q;
+    }
+    // The SiLU reaches its minimum (-0.2785) on these inputs, inside the range, not at an end.
+    EXPECT_NEAR(derived.at("y").min(), -0.2785, 1e-3);
+  }
+}
+
+// The defaults (derived values, sampled histograms) against reading and binning every value, on
+// the real model and coco8-pose: counts and maxima exact, minima up to rounding at a SiLU's flat
+// bottom, and the encoding ranges every scheme picks close to the exact ones.
+TEST(Calibrator, DefaultStatisticsGiveTheRangesOfExactOnesOnTheRealModel) {
+  EDGEQ_REQUIRE_SHARED();
+  Graph g = load_onnx(test::real_model_path());
+  CalibratorOptions exact_opt, fast_opt;
+  exact_opt.derive = false;
+  exact_opt.histogram_stride = 1;
+  // The yardstick: how much the exact ranges move when one of the 8 images is left out.
+  Calibrator exact(g, "", "", exact_opt), fast(g, "", "", fast_opt), seven(g, "", "", exact_opt);
+  std::vector<std::string> paths = list_images(test::coco8_pose_dir() + "/images");
+  for (size_t i = 0; i < paths.size(); ++i) {
+    Tensor x = preprocess_image(read_image(paths[i]), 640, 640, nullptr);
+    exact.add({{"images", x}});
+    fast.add({{"images", x}});
+    if (i > 0) seven.add({{"images", x}});
+  }
+  Stats se = exact.take(), sf = fast.take(), s7 = seven.take();
+  ASSERT_EQ(se.values.size(), sf.values.size());
+  EXPECT_GE(fast.derived().size(), 200u);
+  double worst_min = 0;
+  for (const auto& [name, h] : se.values) {
+    const Histogram& k = sf.at(name);
+    EXPECT_EQ(k.count(), h.count()) << name;
+    EXPECT_EQ(k.max(), h.max()) << name;
+    // A SiLU's minimum comes from the inputs nearest its flat bottom; rounding there can make a
+    // neighbouring input's SiLU one ulp lower.
+    EXPECT_NEAR(k.min(), h.min(), 1e-6) << name;
+    worst_min = std::max(worst_min, std::fabs(double(k.min()) - h.min()));
+  }
+  std::printf("%zu values: %zu read, %zu derived; largest difference of a minimum %.3g\n",
+              sf.values.size(), fast.observed().size(), fast.derived().size(), worst_min);
+  // Range endpoints, as a fraction of the exact observed span, per scheme and width: the default
+  // statistics against the exact ones, and 7 of the 8 images against all 8 (exact both).
+  auto percentiles = [](std::vector<double> e) {
+    std::sort(e.begin(), e.end());
+    return std::array<double, 3>{e[e.size() / 2], e[e.size() * 95 / 100], e.back()};
+  };
+  for (const char* spec : {"minmax", "percentile", "entropy", "mse"}) {
+    auto scheme = make_range_scheme(spec);
+    for (int bits : {8, 16}) {
+      std::vector<double> sampled_err, image_err;
+      for (const auto& [name, h] : se.values) {
+        const double span = std::max(1e-6, double(h.max()) - h.min());
+        Range re = scheme->compute(h, {bits, false});
+        auto off = [&](const Histogram& other) {
+          Range r = scheme->compute(other, {bits, false});
+          return std::max(std::fabs(re.lo - r.lo), std::fabs(re.hi - r.hi)) / span;
+        };
+        sampled_err.push_back(off(sf.at(name)));
+        image_err.push_back(off(s7.at(name)));
+      }
+      auto a = percentiles(sampled_err), b = percentiles(image_err);
+      std::printf("  %-10s %2d bit: default vs exact: median %.2g, p95 %.2g, max %.2g of the span;"
+                  " 7 vs 8 images: median %.2g, p95 %.2g\n",
+                  spec, bits, a[0], a[1], a[2], b[0], b[1]);
+      if (std::string(spec) == "minmax") EXPECT_LE(a[2], 1e-6);
+      // Sampling moves ranges less than leaving out one image of eight does; entropy, whose
+      // search reads which fine bins are empty, moves up to 2.5 times as much at the 95th
+      // percentile (use --histogram-stride 1 for it when that matters).
+      const double allowance = std::string(spec) == "entropy" ? 2.5 : 1.0;
+      EXPECT_LE(a[0], std::max(1e-6, b[0])) << spec << " " << bits;
+      EXPECT_LE(a[1], std::max(1e-6, allowance * b[1])) << spec << " " << bits;
+    }
+  }
+}
+
+}  // namespace edgeq
