@@ -5,63 +5,46 @@
 // Compare BM_CalibrateImage with BM_Model/2 (model_bench.cpp) for the calibration overhead.
 #include <benchmark/benchmark.h>
 
-#include <cmath>
-#include <cstdlib>
-#include <filesystem>
+#include <vector>
 
-#include "ir/onnx_io.h"
+#include "bench_util.h"
 #include "quant/calibrator.h"
 #include "quant/histogram.h"
 #include "runtime/executor.h"
 
 namespace {
 
-std::string calib_model() {
-  if (const char* env = std::getenv("EDGEQ_BENCH_MODEL")) return env;
-  std::string p = std::string(EDGEQ_SOURCE_DIR) + "/../shared/models/yolo11n-pose.onnx";
-  return std::filesystem::exists(p) ? p : "";
-}
-
-edgeq::Tensor test_image(const edgeq::ValueInfo& in) {
-  edgeq::Tensor x(in.dtype, in.shape);
-  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = float((i * 7919) % 255) / 255.f;
-  return x;
-}
-
 void BM_CalibrateImage(benchmark::State& state) {
-  std::string path = calib_model();
-  if (path.empty()) {
-    state.SkipWithError("no model: set EDGEQ_BENCH_MODEL or provide ../shared/models");
-    return;
-  }
-  edgeq::Graph g = edgeq::load_onnx(path);
+  edgeq::Graph g;
+  if (!edgeq::bench::load_bench_model(state, g)) return;
   edgeq::CalibratorOptions opt;
   opt.executor.threads = static_cast<int>(state.range(0));
   opt.histogram_stride = static_cast<int>(state.range(1));
-  edgeq::Tensor x = test_image(g.inputs.at(0));
+  edgeq::Tensor x = edgeq::bench::test_image(g.inputs.at(0));
   const std::string name = g.inputs[0].name;
   edgeq::Calibrator cal(std::move(g), "", "", opt);
   cal.add({{name, x}});
   for (auto _ : state) cal.add({{name, x}});
 }
 // Args: threads, histogram stride (1: every value binned).
-BENCHMARK(BM_CalibrateImage)->Args({2, 64})->Args({2, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_CalibrateImage)
+    ->Args({2, 64})
+    ->Args({2, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_ForwardObserved(benchmark::State& state) {
-  std::string path = calib_model();
-  if (path.empty()) {
-    state.SkipWithError("no model: set EDGEQ_BENCH_MODEL or provide ../shared/models");
-    return;
-  }
-  edgeq::Graph g = edgeq::load_onnx(path);
+  edgeq::Graph g;
+  if (!edgeq::bench::load_bench_model(state, g)) return;
   edgeq::ExecutorOptions opt;
   opt.threads = static_cast<int>(state.range(0));
-  edgeq::Tensor x = test_image(g.inputs.at(0));
+  edgeq::Tensor x = edgeq::bench::test_image(g.inputs.at(0));
   const std::string name = g.inputs[0].name;
   edgeq::Executor ex(std::move(g), opt);
   int64_t seen = 0;
-  ex.add_hook("*", [&](const std::string&, const edgeq::Tensor& t) { seen += t.numel(); },
-              edgeq::HookView::kAsStored);
+  ex.add_hook(
+      "*", [&](const std::string&, const edgeq::Tensor& t) { seen += t.numel(); },
+      edgeq::HookView::kAsStored);
   ex.run({{name, x}});
   for (auto _ : state) benchmark::DoNotOptimize(ex.run({{name, x}}));
   state.counters["values"] = static_cast<double>(seen) / (state.iterations() + 1);
@@ -86,8 +69,6 @@ void BM_HistogramAdd(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * n);
 }
 // Args: values, histogram stride.
-BENCHMARK(BM_HistogramAdd)
-    ->ArgsProduct({{25600, 409600, 1638400}, {1, 64}})
-    ->UseRealTime();
+BENCHMARK(BM_HistogramAdd)->ArgsProduct({{25600, 409600, 1638400}, {1, 64}})->UseRealTime();
 
 }  // namespace

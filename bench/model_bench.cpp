@@ -3,36 +3,22 @@
 // The edgeq-vs-ORT ratio comes from scripts/bench.sh, which runs both in one go.
 #include <benchmark/benchmark.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <memory>
 
-#include "ir/onnx_io.h"
+#include "bench_util.h"
 #include "runtime/executor.h"
 
 namespace {
 
-std::string bench_model() {
-  if (const char* env = std::getenv("EDGEQ_BENCH_MODEL")) return env;
-  std::string p = std::string(EDGEQ_SOURCE_DIR) + "/../shared/models/yolo11n-pose.onnx";
-  return std::filesystem::exists(p) ? p : "";
-}
-
 void BM_Model(benchmark::State& state) {
-  std::string path = bench_model();
-  if (path.empty()) {
-    state.SkipWithError("no model: set EDGEQ_BENCH_MODEL or provide ../shared/models");
-    return;
-  }
-  edgeq::Graph g = edgeq::load_onnx(path);
+  edgeq::Graph g;
+  if (!edgeq::bench::load_bench_model(state, g)) return;
   edgeq::ExecutorOptions opt;
   opt.threads = static_cast<int>(state.range(0));
   edgeq::Executor ex(g, opt);
-  edgeq::Tensor x(g.inputs.at(0).dtype, g.inputs.at(0).shape);
-  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = float(i % 255) / 255.f;
+  edgeq::Tensor x = edgeq::bench::test_image(g.inputs.at(0));
   ex.run({{g.inputs[0].name, x}});
   for (auto _ : state) benchmark::DoNotOptimize(ex.run({{g.inputs[0].name, x}}));
-  state.SetLabel(path);
 }
 BENCHMARK(BM_Model)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -58,10 +44,16 @@ void BM_ConvSilu3x3(benchmark::State& state) {
   edgeq::Executor ex(g, opt);
   edgeq::Tensor x(edgeq::DType::kFloat32, {1, c, hw, hw});
   for (auto _ : state) benchmark::DoNotOptimize(ex.run({{"x", x}}));
-  state.counters["GFLOPS"] = benchmark::Counter(2.0 * c * c * 9 * hw * hw, benchmark::Counter::kIsIterationInvariantRate,
-                                                benchmark::Counter::OneK::kIs1000) ;
+  state.counters["GFLOPS"] =
+      benchmark::Counter(2.0 * c * c * 9 * hw * hw, benchmark::Counter::kIsIterationInvariantRate,
+                         benchmark::Counter::OneK::kIs1000);
 }
-BENCHMARK(BM_ConvSilu3x3)->Args({32, 160})->Args({64, 80})->Args({128, 40})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ConvSilu3x3)
+    ->Args({32, 160})
+    ->Args({64, 80})
+    ->Args({128, 40})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

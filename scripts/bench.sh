@@ -6,18 +6,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x build/edgeq ] && [ -d tools/ort/node_modules/onnxruntime-node ] || ./scripts/setup.sh >/dev/null
-MODEL="${1:-}"
+. scripts/lib.sh
+MODEL="$(default_model "${1:-}")"
 THREADS="${2:-2}"
 RUNS="${3:-30}"
-if [ -z "$MODEL" ]; then
-  if [ -f ../shared/models/yolo11n-pose.onnx ]; then
-    MODEL=../shared/models/yolo11n-pose.onnx
-  else
-    MODEL=out/yolo11n-pose.onnx
-    mkdir -p out
-    [ -f "$MODEL" ] || build/edgeq zoo yolo11n-pose -o "$MODEL"
-  fi
-fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # Alternate the two so that neither gets a quieter machine; each runs RUNS/2 twice.

@@ -8,19 +8,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x build/edgeq ] || ./scripts/setup.sh >/dev/null
-MODEL="${1:-}"
+. scripts/lib.sh
+MODEL="$(default_model "${1:-}")"
 IMAGES="${2:-}"
 N="${3:-128}"
 THREADS="${4:-2}"
-if [ -z "$MODEL" ]; then
-  if [ -f ../shared/models/yolo11n-pose.onnx ]; then
-    MODEL=../shared/models/yolo11n-pose.onnx
-  else
-    MODEL=out/yolo11n-pose.onnx
-    mkdir -p out
-    [ -f "$MODEL" ] || build/edgeq zoo yolo11n-pose -o "$MODEL" >/dev/null
-  fi
-fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if [ -z "$IMAGES" ]; then

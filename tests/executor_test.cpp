@@ -1,11 +1,12 @@
 // Executor planning: hooks (logical and as-stored views), fusion guarded by hooks, arena plan.
+#include "runtime/executor.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <random>
 
-#include "runtime/executor.h"
 #include "runtime/memory_plan.h"
 
 namespace edgeq {
@@ -47,7 +48,8 @@ std::vector<float> reference_conv(const Graph& g, const Tensor& x) {
             for (int kj = 0; kj < 3; ++kj) {
               int yi = i + ki - 1, xj = j + kj - 1;
               if (yi < 0 || yi >= 5 || xj < 0 || xj >= 7) continue;
-              acc += double(x.data<float>()[(c * 5 + yi) * 7 + xj]) * w.data<float>()[((o * 4 + c) * 3 + ki) * 3 + kj];
+              acc += double(x.data<float>()[(c * 5 + yi) * 7 + xj]) *
+                     w.data<float>()[((o * 4 + c) * 3 + ki) * 3 + kj];
             }
         t[(o * 5 + i) * 7 + j] = float(acc);
       }
@@ -102,7 +104,8 @@ TEST(Executor, WatchedConvOutputStillFusesSigmoidMul) {
   ExecutorOptions plain = prof;
   plain.fuse = false;
   Executor fused(g, prof), unfused(g, plain);
-  for (Executor* ex : {&fused, &unfused}) ex->add_hook("t", [](const std::string&, const Tensor&) {});
+  for (Executor* ex : {&fused, &unfused})
+    ex->add_hook("t", [](const std::string&, const Tensor&) {});
   Tensor a = fused.run({{"x", x}}).at("out");
   Tensor b = unfused.run({{"x", x}}).at("out");
   auto ops = [](const Executor& ex) {
@@ -133,9 +136,12 @@ TEST(Executor, WatchAllSeesEveryActivationOnceAndStoredViewHasSameValues) {
     EXPECT_FALSE(logical.count(v)) << v << " seen twice";
     logical[v].assign(t.data<float>(), t.data<float>() + t.numel());
   });
-  ex.add_hook("*", [&](const std::string& v, const Tensor& t) {
-    stored[v].assign(t.data<float>(), t.data<float>() + t.numel());
-  }, HookView::kAsStored);
+  ex.add_hook(
+      "*",
+      [&](const std::string& v, const Tensor& t) {
+        stored[v].assign(t.data<float>(), t.data<float>() + t.numel());
+      },
+      HookView::kAsStored);
   ex.run({{"x", x}});
   for (const char* v : {"x", "t", "s", "y", "out"}) {
     ASSERT_TRUE(logical.count(v)) << v;

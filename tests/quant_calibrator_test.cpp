@@ -165,9 +165,10 @@ TEST(Calibrator, DefaultStatisticsGiveTheRangesOfExactOnesOnTheRealModel) {
         image_err.push_back(off(s7.at(name)));
       }
       auto a = percentiles(sampled_err), b = percentiles(image_err);
-      std::printf("  %-10s %2d bit: default vs exact: median %.2g, p95 %.2g, max %.2g of the span;"
-                  " 7 vs 8 images: median %.2g, p95 %.2g\n",
-                  spec, bits, a[0], a[1], a[2], b[0], b[1]);
+      std::printf(
+          "  %-10s %2d bit: default vs exact: median %.2g, p95 %.2g, max %.2g of the span;"
+          " 7 vs 8 images: median %.2g, p95 %.2g\n",
+          spec, bits, a[0], a[1], a[2], b[0], b[1]);
       if (std::string(spec) == "minmax") EXPECT_LE(a[2], 1e-6);
       // Sampling moves ranges less than leaving out one image of eight does; entropy, whose
       // search reads which fine bins are empty, moves up to 2.5 times as much at the 95th

@@ -6,9 +6,9 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 
 #include "core/error.h"
 #include "core/file_io.h"
@@ -380,7 +380,8 @@ TEST(QuantStats, LoadRejectsMalformedFiles) {
   std::vector<float> v = {1.0f, 2.0f};
   s.values["v"].add(v.data(), v.size());
   std::string jp = temp_path("tampered.json");
-  for (auto [field, value] : {std::pair<const char*, int>{"binned", 3}, {"count", 1}, {"count", 3}}) {
+  for (auto [field, value] :
+       {std::pair<const char*, int>{"binned", 3}, {"count", 1}, {"count", 3}}) {
     save_stats(s, jp);
     nlohmann::json j = nlohmann::json::parse(read_file(jp));
     j["values"]["v"][field] = value;

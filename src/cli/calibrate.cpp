@@ -112,14 +112,14 @@ void run_calibrate(const CalibrateArgs& a) {
                         {"peak_rss_bytes", peak_rss_bytes()}};
     write_file_atomic(a.json, j.dump(2) + "\n");
   }
-  std::printf("%zu values: %zu read, %zu derived from their inputs; histograms bin %s; peak RSS "
-              "%.1f MiB\nwrote %s\n",
-              stats.values.size(), cal.observed().size(), cal.derived().size(),
-              a.histogram_stride > 1
-                  ? ("1 chunk in up to " + std::to_string(a.histogram_stride) + " of large values")
-                        .c_str()
-                  : "every value",
-              peak_rss_bytes() / 1048576.0, a.out.c_str());
+  std::printf(
+      "%zu values: %zu read, %zu derived from their inputs; histograms bin %s; peak RSS "
+      "%.1f MiB\nwrote %s\n",
+      stats.values.size(), cal.observed().size(), cal.derived().size(),
+      a.histogram_stride > 1
+          ? ("1 chunk in up to " + std::to_string(a.histogram_stride) + " of large values").c_str()
+          : "every value",
+      peak_rss_bytes() / 1048576.0, a.out.c_str());
 }
 
 }  // namespace

@@ -149,7 +149,8 @@ void Calibrator::derive_silu(const SiluTap& tap, const float* x, int64_t n, cons
 #pragma omp section
     add_sigmoid();
 #pragma omp section
-    hy->add_sample(count, lo, hi, sample.stride, apply(sample.bulk, silu), apply(sample.tails, silu));
+    hy->add_sample(count, lo, hi, sample.stride, apply(sample.bulk, silu),
+                   apply(sample.tails, silu));
   }
 }
 

@@ -9,6 +9,11 @@
 #if defined(__AVX2__)
 #include <immintrin.h>
 #endif
+#if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
+// GCC 12's AVX-512 min / max intrinsics pass an undefined vector as their unused mask source,
+// which -Wmaybe-uninitialized reports at every use.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -109,8 +114,33 @@ struct Scan {
   float below = -INFINITY, above = INFINITY;
 };
 
+// Horizontal min / max of 16 lanes (the _mm512_reduce_* helpers of GCC 12 warn spuriously).
+#if defined(__AVX512F__)
+float lane_min(__m512 v) {
+  alignas(64) float a[16];
+  _mm512_store_ps(a, v);
+  return *std::min_element(a, a + 16);
+}
+float lane_max(__m512 v) {
+  alignas(64) float a[16];
+  _mm512_store_ps(a, v);
+  return *std::max_element(a, a + 16);
+}
+int32_t lane_min(__m512i v) {
+  alignas(64) int32_t a[16];
+  _mm512_store_si512(a, v);
+  return *std::min_element(a, a + 16);
+}
+int32_t lane_max(__m512i v) {
+  alignas(64) int32_t a[16];
+  _mm512_store_si512(a, v);
+  return *std::max_element(a, a + 16);
+}
+#endif
+
 // Appends the values of x[0, n) below cut_lo or above cut_hi (NaN never; +-Inf may) to tails.
-void collect_tails(const float* x, int64_t n, float cut_lo, float cut_hi, std::vector<float>& tails) {
+void collect_tails(const float* x, int64_t n, float cut_lo, float cut_hi,
+                   std::vector<float>& tails) {
   int64_t i = 0;
 #if defined(__AVX512F__)
   const __m512 cl = _mm512_set1_ps(cut_lo), ch = _mm512_set1_ps(cut_hi);
@@ -168,11 +198,11 @@ Scan scan_part(const float* x, int64_t n, float pivot) {
       }
     }
   }
-  s.lo = _mm512_reduce_min_ps(_mm512_min_ps(lo0, lo1));
-  s.hi = _mm512_reduce_max_ps(_mm512_max_ps(hi0, hi1));
+  s.lo = lane_min(_mm512_min_ps(lo0, lo1));
+  s.hi = lane_max(_mm512_max_ps(hi0, hi1));
   if constexpr (kPivot) {
-    s.below = _mm512_reduce_max_ps(below);
-    s.above = _mm512_reduce_min_ps(above);
+    s.below = lane_max(below);
+    s.above = lane_min(above);
   }
 #elif defined(__AVX2__)
   const __m256 p = _mm256_set1_ps(pivot), pinf = _mm256_set1_ps(INFINITY),
@@ -262,7 +292,10 @@ class FastCounter {
 
   // Each value adds `weight` to its bin (its sampling stride).
   FastCounter(size_t nb, float inv_width, float first, uint32_t weight)
-      : nb_(nb), inv_width_(inv_width), first_(first), weight_(weight),
+      : nb_(nb),
+        inv_width_(inv_width),
+        first_(first),
+        weight_(weight),
         sub_(counter_scratch(2 * nb)) {}
   FastCounter(uint64_t* bins, size_t nb, float inv_width, float first, uint32_t weight)
       : nb_(nb), inv_width_(inv_width), first_(first), weight_(weight), direct_(bins) {}
@@ -318,8 +351,8 @@ class FastCounter {
       lo = _mm512_min_epi32(lo, k);
       hi = _mm512_max_epi32(hi, k);
     }
-    lo_ = std::min(lo_, _mm512_reduce_min_epi32(lo));
-    hi_ = std::max(hi_, _mm512_reduce_max_epi32(hi));
+    lo_ = std::min(lo_, lane_min(lo));
+    hi_ = std::max(hi_, lane_max(hi));
 #elif defined(__AVX2__)
     const __m256 inv = _mm256_set1_ps(inv_width_), first = _mm256_set1_ps(first_);
     __m256i lo = _mm256_set1_epi32(lo_), hi = _mm256_set1_epi32(hi_);
@@ -377,8 +410,10 @@ uint64_t mix64(uint64_t z) {  // splitmix64's finalizer
 struct Sampling {
   int64_t n, stride, groups;
   explicit Sampling(int64_t n_, int64_t stride_)
-      : n(n_), stride(stride_), groups((n_ + stride_ * Histogram::kSampleChunk - 1) /
-                                       (stride_ * Histogram::kSampleChunk)) {}
+      : n(n_),
+        stride(stride_),
+        groups((n_ + stride_ * Histogram::kSampleChunk - 1) / (stride_ * Histogram::kSampleChunk)) {
+  }
   // Values binned in all: every group's chunk is whole but maybe the last group's.
   int64_t binned() const {
     if (groups == 0) return 0;
@@ -395,7 +430,6 @@ struct Sampling {
     return {b, std::min(n, b + Histogram::kSampleChunk)};
   }
 };
-
 
 // Where a sampled batch's tails begin: about kTailFraction of the values on each side, estimated
 // from at most 4096 of the sampled values (the split need not be precise: values beyond the cuts
@@ -691,21 +725,15 @@ double Histogram::mass_above(double hi) const {
 }
 
 bool Histogram::operator==(const Histogram& o) const {
-  return count_ == o.count_ && binned_ == o.binned_ && sampled_ == o.sampled_ && nan_ == o.nan_ && inf_ == o.inf_ && min_ == o.min_ &&
-         max_ == o.max_ && exponent_ == o.exponent_ && first_bin_ == o.first_bin_ &&
-         bins_ == o.bins_;
+  return count_ == o.count_ && binned_ == o.binned_ && sampled_ == o.sampled_ && nan_ == o.nan_ &&
+         inf_ == o.inf_ && min_ == o.min_ && max_ == o.max_ && exponent_ == o.exponent_ &&
+         first_bin_ == o.first_bin_ && bins_ == o.bins_;
 }
 
 nlohmann::json Histogram::to_json() const {
-  return nlohmann::json{{"count", count_},
-                        {"binned", binned_},
-                        {"sampled", sampled_},
-                        {"nan", nan_},
-                        {"inf", inf_},
-                        {"min", min_},
-                        {"max", max_},
-                        {"exponent", exponent_},
-                        {"first_bin", first_bin_},
+  return nlohmann::json{{"count", count_}, {"binned", binned_},     {"sampled", sampled_},
+                        {"nan", nan_},     {"inf", inf_},           {"min", min_},
+                        {"max", max_},     {"exponent", exponent_}, {"first_bin", first_bin_},
                         {"bins", bins_}};
 }
 
@@ -727,7 +755,8 @@ Histogram Histogram::from_json(const nlohmann::json& j, const std::string& what)
   }
   uint64_t sum = 0;
   for (uint64_t b : h.bins_) sum += b;
-  EDGEQ_CHECK(sum == h.binned_, what, ": histogram bins sum to ", sum, " but binned is ", h.binned_);
+  EDGEQ_CHECK(sum == h.binned_, what, ": histogram bins sum to ", sum, " but binned is ",
+              h.binned_);
   EDGEQ_CHECK(h.sampled_ ? (h.binned_ > 0) == (h.count_ > 0) : h.binned_ == h.count_, what,
               ": histogram bins weigh ", h.binned_, " for ", h.count_, " values");
   if (h.count_ == 0) {

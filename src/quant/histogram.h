@@ -27,7 +27,6 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-#include <vector>
 
 namespace edgeq {
 
@@ -70,14 +69,14 @@ class Histogram {
   // Adds a batch of `count` finite values known through its exact [lo, hi] and a split sample as
   // add() makes one (bulk values weigh `stride`, tails 1). [lo, hi] is widened to the given
   // values, should it be off.
-  void add_sample(uint64_t count, float lo, float hi, int64_t stride, const std::vector<float>& bulk,
-                  const std::vector<float>& tails);
+  void add_sample(uint64_t count, float lo, float hi, int64_t stride,
+                  const std::vector<float>& bulk, const std::vector<float>& tails);
   // Adds another histogram's values (exact, see above).
   void merge(const Histogram& other);
 
-  uint64_t count() const { return count_; }  // finite values
+  uint64_t count() const { return count_; }    // finite values
   uint64_t binned() const { return binned_; }  // weight in the bins (= count() unless sampled)
-  bool sampled() const { return sampled_; }     // some batch was binned from a sample
+  bool sampled() const { return sampled_; }    // some batch was binned from a sample
   uint64_t nan_count() const { return nan_; }
   uint64_t inf_count() const { return inf_; }
   bool empty() const { return count_ == 0; }

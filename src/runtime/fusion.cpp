@@ -31,9 +31,9 @@ std::pair<int, int> silu_nodes(const Graph& g, Readers& readers, const std::stri
   if (protect.count(s) || readers[s].size() != 1) return {-1, -1};
   mul = readers[s][0];
   const Node& m = g.nodes[mul];
-  bool operands_ok = m.op_type == "Mul" && m.domain.empty() && m.inputs.size() == 2 &&
-                     ((m.inputs[0] == x && m.inputs[1] == s) ||
-                      (m.inputs[0] == s && m.inputs[1] == x));
+  bool operands_ok =
+      m.op_type == "Mul" && m.domain.empty() && m.inputs.size() == 2 &&
+      ((m.inputs[0] == x && m.inputs[1] == s) || (m.inputs[0] == s && m.inputs[1] == x));
   return operands_ok ? std::make_pair(sig, mul) : std::make_pair(-1, -1);
 }
 
@@ -60,7 +60,8 @@ int fuse_conv_silu(Graph& g, const std::set<std::string>& protect) {
   int fused = 0;
   for (size_t ci = 0; ci < g.nodes.size(); ++ci) {
     Node& conv = g.nodes[ci];
-    if (conv.op_type != "Conv" || !conv.domain.empty() || conv.has_attr(kFusedActivationAttr)) continue;
+    if (conv.op_type != "Conv" || !conv.domain.empty() || conv.has_attr(kFusedActivationAttr))
+      continue;
     const std::string& x = conv.outputs[0];
     if (protect.count(x) || readers[x].size() != 2) continue;
     auto [sig, mul] = silu_nodes(g, readers, x, protect);
