@@ -11,8 +11,9 @@
 #endif
 #if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
 // GCC 12's AVX-512 min / max intrinsics pass an undefined vector as their unused mask source,
-// which -Wmaybe-uninitialized reports at every use.
+// which -W(maybe-)uninitialized reports at every use.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <nlohmann/json.hpp>
 
