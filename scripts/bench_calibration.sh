@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # What calibration costs next to plain FP32 forwards, measured in one go on this machine:
 # `edgeq calibrate` over N images against N forwards of `edgeq bench` (same model, same threads),
-# alternating the two twice so that neither gets a quieter machine. Prints both and the ratios.
+# alternating the two twice so that neither gets a quieter machine. Both count from a planned
+# model (plan time excluded) and include their first run (bench --warmup 0): per image, the mean.
+# Prints both and the ratios.
 #   scripts/bench_calibration.sh [MODEL.onnx] [IMAGES_DIR] [N=128] [THREADS=2]
 # Without MODEL: ../shared/models/yolo11n-pose.onnx if present, else a zoo yolo11n-pose.
 # Without IMAGES_DIR: N synthetic scenes (edgeq scenes).
@@ -20,7 +22,7 @@ if [ -z "$IMAGES" ]; then
   build/edgeq scenes --out "$IMAGES" --n "$N" >/dev/null
 fi
 for round in 1 2; do
-  build/edgeq bench --model "$MODEL" --threads "$THREADS" --runs "$N" --warmup 3 \
+  build/edgeq bench --model "$MODEL" --threads "$THREADS" --runs "$N" --warmup 0 \
     --json "$tmp/bench$round.json" >/dev/null
   build/edgeq calibrate --model "$MODEL" --images "$IMAGES" --n "$N" --threads "$THREADS" \
     --out "$tmp/stats$round.cbor" --json "$tmp/calib$round.json" >/dev/null 2>&1

@@ -180,13 +180,14 @@ TEST(QuantHistogram, ConstantValue) {
   EXPECT_EQ(h.count_above(2.0), 100.0);
 }
 
-// Sampling, checked by hand on v[i] = i, n = 65536, max stride 64: stride min(64, 65536 / 8192)
-// = 8, so 32 groups of 8 chunks of 256 values and one chunk per group in the sample. Every value
-// beyond the cuts is a tail, binned with weight 1; the sample's values within them weigh 8.
+// Sampling, checked by hand on v[i] = i, n = 65536, max stride 64: stride min(64, 65536 / 4096)
+// = 16, so 16 groups of 16 chunks of 256 values and one chunk per group in the sample. Every value
+// beyond the cuts is a tail, binned with weight 1; the sample's values within them weigh 16.
 TEST(QuantHistogram, SampledBatchHandComputed) {
-  EXPECT_EQ(Histogram::sample_stride(65536, 64), 8);
+  EXPECT_EQ(Histogram::sample_stride(65536, 64), 16);
   EXPECT_EQ(Histogram::sample_stride(65536, 1), 1);
-  EXPECT_EQ(Histogram::sample_stride(16383, 64), 1);  // small batches are binned whole
+  EXPECT_EQ(Histogram::sample_stride(8191, 64), 1);  // small batches are binned whole
+  EXPECT_EQ(Histogram::sample_stride(8192, 64), 2);
   EXPECT_EQ(Histogram::sample_stride(100 << 20, 64), 64);
   std::vector<float> v(65536);
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i);
@@ -197,12 +198,12 @@ TEST(QuantHistogram, SampledBatchHandComputed) {
   EXPECT_EQ(h.count(), 65536u);
   EXPECT_EQ(h.min(), 0.0f);
   EXPECT_EQ(h.max(), 65535.0f);
-  ASSERT_EQ(keep.stride, 8);
-  // The cuts lie 0.5% of the sample in from each end: inside the first and the last group, as the
-  // sample holds one 256-value chunk of each 2048.
+  ASSERT_EQ(keep.stride, 16);
+  // The cuts lie 0.2% of the sample in from each end: inside the first and the last group, as the
+  // sample holds one 256-value chunk of each 4096.
   EXPECT_GT(keep.cut_lo, 0);
-  EXPECT_LT(keep.cut_lo, 2048);
-  EXPECT_GT(keep.cut_hi, 65535 - 2048);
+  EXPECT_LT(keep.cut_lo, 4096);
+  EXPECT_GT(keep.cut_hi, 65535 - 4096);
   EXPECT_LT(keep.cut_hi, 65535);
   // Tails: exactly the values beyond the cuts.
   std::vector<float> tails = keep.tails;
@@ -211,17 +212,17 @@ TEST(QuantHistogram, SampledBatchHandComputed) {
   for (float x : v)
     if (x < keep.cut_lo || x > keep.cut_hi) expected_tails.push_back(x);
   EXPECT_EQ(tails, expected_tails);
-  // Bulk: within the cuts, whole 256-value chunks, one chunk per group of 2048 values.
+  // Bulk: within the cuts, whole 256-value chunks, one chunk per group of 4096 values.
   std::map<int, std::set<int>> chunks_of_group;
   for (float x : keep.bulk) {
     ASSERT_TRUE(x >= keep.cut_lo && x <= keep.cut_hi) << x;
     int i = static_cast<int>(x);
-    chunks_of_group[i / 2048].insert(i / 256);
+    chunks_of_group[i / 4096].insert(i / 256);
   }
-  EXPECT_GE(chunks_of_group.size(), 31u);  // a group's chunk may fall wholly in a tail
+  EXPECT_GE(chunks_of_group.size(), 15u);  // a group's chunk may fall wholly in a tail
   for (const auto& [g, chunks] : chunks_of_group) EXPECT_EQ(chunks.size(), 1u) << "group " << g;
-  EXPECT_EQ(h.binned(), keep.tails.size() + 8 * keep.bulk.size());
-  // The bins: weight 1 per value in the tails (bins are 8 wide), multiples of 8 inside.
+  EXPECT_EQ(h.binned(), keep.tails.size() + 16 * keep.bulk.size());
+  // The bins are 8 wide: the outermost hold 8 tail values of weight 1.
   ASSERT_EQ(h.bin_width(), 8.0);
   EXPECT_EQ(h.bins().front(), 8u);
   EXPECT_EQ(h.bins().back(), 8u);

@@ -55,7 +55,7 @@ class Histogram {
   static constexpr int kMaxBins = 8192;
   static constexpr int kMinExponent = -64;
   static constexpr int64_t kSampleChunk = 256;
-  static constexpr int64_t kSampleFullBelow = 8192;  // batches this small are binned whole
+  static constexpr int64_t kSampleFullBelow = 4096;  // batches this small are binned whole
 
   // Chunks per group for a batch of n values: 1 (bin everything) when max_stride <= 1 or n is
   // small, else min(max_stride, n / kSampleFullBelow), so a batch bins at least kSampleFullBelow
