@@ -4,6 +4,8 @@
 #include <atomic>
 #include <cmath>
 #include <functional>
+#include <omp.h>
+
 #include <tuple>
 #include <utility>
 #if defined(__AVX2__)
@@ -518,94 +520,103 @@ void Histogram::bin_values(const float* v, int64_t m, uint32_t weight, bool all_
   binned_ += static_cast<uint64_t>(m) * weight;
 }
 
-BatchScan Histogram::add(const float* x, int64_t n, int max_stride, float pivot,
-                         BatchSample* keep) {
+HistogramBatch::HistogramBatch(Histogram& h, const float* x, int64_t n, int max_stride,
+                               float pivot, int threads)
+    : h_(h),
+      x_(x),
+      n_(std::max<int64_t>(n, 0)),
+      stride_(Histogram::sample_stride(n_, max_stride)),
+      pivot_(pivot),
+      partials_(static_cast<size_t>(std::max(threads, 1))) {
+  if (stride_ == 1 || n_ == 0) return;
+  // The sample first: it sets the tail cuts for the pieces.
+  const Sampling sampling(n_, stride_);
+  sample_.resize(static_cast<size_t>(sampling.groups * Histogram::kSampleChunk));
+  for (int64_t g = 0; g < sampling.groups; ++g) {
+    auto [b, e] = sampling.chunk(g);
+    std::copy(x + b, x + e, sample_.data() + m_);
+    m_ += e - b;
+  }
+  std::tie(cut_lo_, cut_hi_) = tail_cuts(sample_.data(), m_);
+}
+
+void HistogramBatch::part(const float* values, int64_t count, int thread) {
+  Partial& p = partials_.at(static_cast<size_t>(thread));
+  for (int64_t b = 0; b < count; b += kParallelMin) {  // keeps scan_part's NaN lanes small
+    const float* v = values + b;
+    const int64_t len = std::min(kParallelMin, count - b);
+    Scan sc = std::isnan(pivot_) ? scan_part<false>(v, len, 0.0f) : scan_part<true>(v, len, pivot_);
+    p.lo = std::min(p.lo, sc.lo);
+    p.hi = std::max(p.hi, sc.hi);
+    p.below = std::max(p.below, sc.below);
+    p.above = std::min(p.above, sc.above);
+    p.nan += sc.nan;
+    if (stride_ > 1) collect_tails(v, len, cut_lo_, cut_hi_, p.tails);
+  }
+}
+
+BatchScan HistogramBatch::finish(BatchSample* keep) {
   BatchScan out;
   if (keep) *keep = BatchSample();
-  if (n <= 0) return out;
-  const int64_t stride = sample_stride(n, max_stride);
-  const bool with_pivot = !std::isnan(pivot);
-
-  // A sampled batch: the sample first (it sets the tail cuts for the full pass).
-  const Sampling sampling(n, stride);
-  thread_local std::vector<float> sample_buf;
-  float* sample = nullptr;
-  int64_t m = 0;
-  float cut_lo = -INFINITY, cut_hi = INFINITY;
-  if (stride > 1) {
-    sample_buf.resize(static_cast<size_t>(sampling.groups * kSampleChunk));
-    sample = sample_buf.data();
-    for (int64_t g = 0; g < sampling.groups; ++g) {
-      auto [b, e] = sampling.chunk(g);
-      std::copy(x + b, x + e, sample + m);
-      m += e - b;
-    }
-    std::tie(cut_lo, cut_hi) = tail_cuts(sample, m);
-  }
-
-  // Full pass: min / max / NaN (and pivot brackets, and the tails when sampled).
-  const int64_t parts = (n + kParallelMin - 1) / kParallelMin;
   float lo = INFINITY, hi = -INFINITY, below = -INFINITY, above = INFINITY;
   uint64_t nan = 0;
-  thread_local std::vector<float> tails;  // this thread's result, reused across calls
-  tails.clear();
-  std::vector<float>* all_tails = &tails;  // (inside the region `tails` names each thread's own)
-#pragma omp parallel if (n >= 2 * kParallelMin)
-  {
-    thread_local std::vector<float> mine;  // each thread's part
-    mine.clear();
-#pragma omp for schedule(static) reduction(min : lo, above) reduction(max : hi, below) \
-    reduction(+ : nan) nowait
-    for (int64_t p = 0; p < parts; ++p) {
-      const float* part = x + p * kParallelMin;
-      const int64_t len = std::min(kParallelMin, n - p * kParallelMin);
-      Scan sc = with_pivot ? scan_part<true>(part, len, pivot) : scan_part<false>(part, len, 0.0f);
-      lo = std::min(lo, sc.lo);
-      hi = std::max(hi, sc.hi);
-      below = std::max(below, sc.below);
-      above = std::min(above, sc.above);
-      nan += sc.nan;
-      if (stride > 1) collect_tails(part, len, cut_lo, cut_hi, mine);
-    }
-    if (!mine.empty()) {
-#pragma omp critical(edgeq_histogram_tails)
-      all_tails->insert(all_tails->end(), mine.begin(), mine.end());
-    }
+  std::vector<float> tails;
+  for (Partial& p : partials_) {
+    lo = std::min(lo, p.lo);
+    hi = std::max(hi, p.hi);
+    below = std::max(below, p.below);
+    above = std::min(above, p.above);
+    nan += p.nan;
+    tails.insert(tails.end(), p.tails.begin(), p.tails.end());
   }
+  if (n_ == 0) return out;
   uint64_t inf = 0;
   if (std::isinf(lo) || std::isinf(hi)) {
-    InfPass p = inf_pass(x, n);
+    InfPass p = inf_pass(x_, n_);
     lo = p.lo;
     hi = p.hi;
     inf = p.inf;
   }
   out.nan = nan;
   out.inf = inf;
-  out.finite = static_cast<uint64_t>(n) - nan - inf;
+  out.finite = static_cast<uint64_t>(n_) - nan - inf;
   if (inf == 0) {
     out.lo = lo;
     out.hi = hi;
     out.below = below;
     out.above = above;
   }
-  if (!take_batch(out.finite, nan, inf, lo, hi)) return out;
-  if (stride == 1) {
-    bin_values(x, n, 1, nan + inf == 0);
+  if (!h_.take_batch(out.finite, nan, inf, lo, hi)) return out;
+  if (stride_ == 1) {
+    h_.bin_values(x_, n_, 1, nan + inf == 0);
     return out;
   }
   // Tails exactly (weight 1), the sample's values within the cuts for the rest (weight stride).
-  sampled_ = true;
-  bin_values(tails.data(), static_cast<int64_t>(tails.size()), 1, inf == 0);
-  const int64_t kept = within(sample, m, cut_lo, cut_hi, sample);
-  bin_values(sample, kept, static_cast<uint32_t>(stride), true);
+  h_.sampled_ = true;
+  h_.bin_values(tails.data(), static_cast<int64_t>(tails.size()), 1, inf == 0);
+  float* sample = sample_.data();
+  const int64_t kept = within(sample, m_, cut_lo_, cut_hi_, sample);
+  h_.bin_values(sample, kept, static_cast<uint32_t>(stride_), true);
   if (keep) {
-    keep->stride = stride;
-    keep->cut_lo = cut_lo;
-    keep->cut_hi = cut_hi;
+    keep->stride = stride_;
+    keep->cut_lo = cut_lo_;
+    keep->cut_hi = cut_hi_;
     keep->bulk.assign(sample, sample + kept);
-    keep->tails.assign(tails.begin(), tails.end());
+    keep->tails = std::move(tails);
   }
   return out;
+}
+
+BatchScan Histogram::add(const float* x, int64_t n, int max_stride, float pivot,
+                         BatchSample* keep) {
+  const bool parallel = n >= 2 * kParallelMin;
+  HistogramBatch batch(*this, x, n, max_stride, pivot, parallel ? omp_get_max_threads() : 1);
+  const int64_t parts = (std::max<int64_t>(n, 0) + kParallelMin - 1) / kParallelMin;
+#pragma omp parallel for schedule(static) if (parallel)
+  for (int64_t p = 0; p < parts; ++p)
+    batch.part(x + p * kParallelMin, std::min(kParallelMin, n - p * kParallelMin),
+               parallel ? omp_get_thread_num() : 0);
+  return batch.finish(keep);
 }
 
 void Histogram::add_sample(uint64_t count, float lo, float hi, int64_t stride,

@@ -50,6 +50,8 @@ struct BatchSample {
   std::vector<float> bulk, tails;
 };
 
+class HistogramBatch;
+
 class Histogram {
  public:
   static constexpr int kMaxBins = 8192;
@@ -106,6 +108,7 @@ class Histogram {
   static Histogram from_json(const nlohmann::json& j, const std::string& what);
 
  private:
+  friend class HistogramBatch;
   // Raises the exponent so that [min_, max_] fits, summing bin pairs; then re-bases bins_ so they
   // cover exactly floor(min_ / w) .. floor(max_ / w).
   void fit_range();
@@ -129,6 +132,33 @@ class Histogram {
   int exponent_ = kMinExponent;
   int64_t first_bin_ = 0;
   std::vector<uint64_t> bins_;
+};
+
+// One batch of Histogram::add fed in pieces, for a caller that reads the values anyway (the
+// executor's SiLU pass) and lets the statistics ride along instead of reading them again.
+// Construct it once the values exist (it reads the sample and sets the tail cuts), pass every
+// value exactly once through part() from any number of threads (each with its own index below
+// `threads`), then finish(). Histogram::add is this with the pieces read in parallel.
+class HistogramBatch {
+ public:
+  HistogramBatch(Histogram& h, const float* x, int64_t n, int max_stride, float pivot, int threads);
+  void part(const float* values, int64_t count, int thread);
+  BatchScan finish(BatchSample* keep = nullptr);
+
+ private:
+  struct alignas(64) Partial {
+    float lo = INFINITY, hi = -INFINITY, below = -INFINITY, above = INFINITY;
+    uint64_t nan = 0;
+    std::vector<float> tails;
+  };
+  Histogram& h_;
+  const float* x_;
+  int64_t n_, stride_;
+  float pivot_;
+  std::vector<float> sample_;
+  int64_t m_ = 0;
+  float cut_lo_ = -INFINITY, cut_hi_ = INFINITY;
+  std::vector<Partial> partials_;
 };
 
 }  // namespace edgeq
