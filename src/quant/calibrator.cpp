@@ -1,6 +1,10 @@
 #include "quant/calibrator.h"
 
+#include <omp.h>
+
 #include <cmath>
+#include <memory>
+#include <optional>
 #include <set>
 
 #include "core/error.h"
@@ -13,6 +17,39 @@ const std::set<std::string> kSameValues = {"Reshape",   "Flatten",  "Squeeze",
                                            "Unsqueeze", "Identity", "Transpose"};
 
 }  // namespace
+
+// t's statistics, fed in pieces while the executor's SiLU pass reads t, then Sigmoid(t) and
+// SiLU(t) derived from t's sample and tails.
+class Calibrator::TapStream : public StreamObserver {
+ public:
+  TapStream(Calibrator& cal, std::string value, SiluTap tap)
+      : cal_(cal), value_(std::move(value)), tap_(std::move(tap)) {}
+  void begin(const Tensor& t) override {
+    EDGEQ_CHECK(t.dtype() == DType::kFloat32, "statistics of '", value_, "': value is ",
+                dtype_name(t.dtype()), ", only float32 values are observed");
+    x_ = t.data<float>();
+    n_ = t.numel();
+    batch_.emplace(cal_.stats_.values[value_], x_, n_, cal_.stats_.histogram_stride, kSiluArgMin,
+                   omp_get_max_threads());
+  }
+  void part(const float* values, int64_t n, int thread) override {
+    batch_->part(values, n, thread);
+  }
+  void end() override {
+    BatchSample sample;
+    BatchScan scan = batch_->finish(&sample);
+    batch_.reset();
+    cal_.derive_silu(tap_, x_, n_, scan, sample);
+  }
+
+ private:
+  Calibrator& cal_;
+  std::string value_;
+  SiluTap tap_;
+  const float* x_ = nullptr;
+  int64_t n_ = 0;
+  std::optional<HistogramBatch> batch_;
+};
 
 Calibrator::Calibrator(Graph graph, std::string model_sha256, std::string preprocessing,
                        CalibratorOptions opt)
@@ -72,28 +109,26 @@ Calibrator::Calibrator(Graph graph, std::string model_sha256, std::string prepro
       continue;
     }
     observed_.push_back(v);
+    if (auto tap = taps_.find(v); tap != taps_.end()) {
+      // Streamed: the SiLU pass that reads t feeds its statistics (one read of memory, not two).
+      auto stream = std::make_unique<TapStream>(*this, v, tap->second);
+      executor_.add_stream_observer(v, stream.get());
+      streams_.push_back(std::move(stream));
+      continue;
+    }
     // Statistics ignore element order: the stored view skips NHWC -> NCHW copies.
     executor_.add_hook(
-        v, [this](const std::string& name, const Tensor& t) { observe(name, t); },
+        v, [this](const std::string& name, const Tensor& t) { stats_.observe(name, t); },
         HookView::kAsStored);
   }
 }
 
+Calibrator::~Calibrator() = default;
+
+
 void Calibrator::add(const std::map<std::string, Tensor>& inputs) {
   executor_.run(inputs);
   stats_.images++;
-}
-
-void Calibrator::observe(const std::string& value, const Tensor& t) {
-  auto tap = taps_.find(value);
-  if (tap == taps_.end()) return stats_.observe(value, t);
-  EDGEQ_CHECK(t.dtype() == DType::kFloat32, "statistics of '", value, "': value is ",
-              dtype_name(t.dtype()), ", only float32 values are observed");
-  const float* x = t.data<float>();
-  const int64_t n = t.numel();
-  BatchSample sample;
-  BatchScan scan = stats_.values[value].add(x, n, stats_.histogram_stride, kSiluArgMin, &sample);
-  derive_silu(tap->second, x, n, scan, sample);
 }
 
 namespace {

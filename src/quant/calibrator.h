@@ -11,6 +11,7 @@
 // Sigmoid output and runs each SiLU as one pass.
 #pragma once
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,7 @@ class Calibrator {
   // `model_sha256` and `preprocessing` are recorded in the stats (see Stats).
   Calibrator(Graph graph, std::string model_sha256, std::string preprocessing,
              CalibratorOptions opt = {});
+  ~Calibrator();
   // One forward pass; counts one image per call.
   void add(const std::map<std::string, Tensor>& inputs);
   // Statistics so far, derived values filled in.
@@ -50,7 +52,7 @@ class Calibrator {
   struct SiluTap {
     std::string sigmoid, silu;  // outputs of Sigmoid(t) and Mul(t, Sigmoid(t)); silu may be ""
   };
-  void observe(const std::string& value, const Tensor& t);
+  class TapStream;
   void derive_silu(const SiluTap& tap, const float* t, int64_t n, const BatchScan& scan,
                    const BatchSample& sample);
   void fill_derived(Stats& s) const;
@@ -60,6 +62,7 @@ class Calibrator {
   std::vector<std::string> observed_, derived_;
   std::map<std::string, std::vector<std::string>> sources_;  // pass-through value -> its inputs
   std::map<std::string, SiluTap> taps_;                      // t -> values computed from it
+  std::vector<std::unique_ptr<TapStream>> streams_;
 };
 
 }  // namespace edgeq

@@ -43,7 +43,29 @@ struct Step {
     int stored_slot = -1;
   };
   std::vector<HookCall> hooks;
+  struct StreamCall {
+    StreamObserver* observer;
+    int slot;  // the streamed value's stored slot
+  };
+  std::vector<StreamCall> streams_during;  // fed by this step's kernel as it reads input 0
+  std::vector<StreamCall> streams_after;   // fed here after the step (no kernel could)
 };
+
+namespace {
+
+// A stream no kernel feeds: all of it, in parallel pieces.
+void feed_whole(StreamObserver& obs, const Tensor& t) {
+  obs.begin(t);
+  const float* x = t.data<float>();
+  const int64_t n = t.numel(), piece = 1 << 15;
+  const int64_t pieces = (n + piece - 1) / piece;
+#pragma omp parallel for schedule(static) if (n >= 2 * piece)
+  for (int64_t k = 0; k < pieces; ++k)
+    obs.part(x + k * piece, std::min(piece, n - k * piece), omp_get_thread_num());
+  obs.end();
+}
+
+}  // namespace
 
 struct Executor::Plan {
   std::unordered_map<std::string, ValueDesc> descs;  // every value, logical
@@ -54,6 +76,7 @@ struct Executor::Plan {
   std::vector<std::pair<std::string, int>> input_slots;   // graph input -> slot
   std::vector<std::pair<std::string, int>> output_slots;  // graph output -> slot (-1: constant)
   std::vector<std::pair<std::string, int>> input_hooks;   // graph inputs are stored plain
+  std::vector<Step::StreamCall> input_streams;
   Tensor arena;
   size_t arena_bytes = 0;
   int threads = 1;
@@ -67,8 +90,14 @@ void Executor::add_hook(const std::string& value, Hook fn, HookView view) {
   plan_.reset();
 }
 
+void Executor::add_stream_observer(const std::string& value, StreamObserver* obs) {
+  streams_[value] = obs;
+  plan_.reset();
+}
+
 void Executor::clear_hooks() {
   hooks_.clear();
+  streams_.clear();
   plan_.reset();
 }
 
@@ -106,6 +135,7 @@ void Executor::prepare() {
   std::set<std::string> protect;
   for (const auto& o : g.outputs) protect.insert(o.name);
   for (const auto& kv : hooks_) protect.insert(kv.first);
+  for (const auto& kv : streams_) protect.insert(kv.first);
   if (opt_.fuse && !watch_all) {
     fuse_conv_silu(rt, protect);
     fuse_sigmoid_mul(rt, protect);
@@ -151,11 +181,22 @@ void Executor::prepare() {
     return dst;
   };
 
+  // Streamed values waiting for a reader kernel that can pass them on (producer -1: graph input).
+  struct PendingStream {
+    StreamObserver* observer;
+    int slot, producer;
+  };
+  std::map<std::string, PendingStream> pending_streams;
   for (const auto& in : g.inputs) {
     int id = new_slot(in.name, Layout::kPlain);
     p.slots[id].external = true;
     p.input_slots.push_back({in.name, id});
     if (hooks_for(in.name)) p.input_hooks.push_back({in.name, id});
+    if (auto st = streams_.find(in.name); st != streams_.end()) {
+      EDGEQ_CHECK(in.dtype == DType::kFloat32, "stream observer on '", in.name,
+                  "': only float32 values can be streamed");
+      pending_streams[in.name] = {st->second, id, -1};
+    }
   }
 
   for (const Node& node : rt.nodes) {
@@ -210,16 +251,41 @@ void Executor::prepare() {
                   ": output shape changed between planning passes");
       s.out_slots.push_back(new_slot(v, layout));
     }
+    // A streamed input read as stored by a kernel that can pass it on.
+    if (!node.inputs.empty() && s.in_slots[0] >= 0) {
+      auto st = pending_streams.find(node.inputs[0]);
+      if (st != pending_streams.end() && st->second.slot == s.in_slots[0]) {
+        StreamObserver* obs = st->second.observer;
+        if (s.kernel->observe_input([obs](const float* v, int64_t n) {
+              obs->part(v, n, omp_get_thread_num());
+            })) {
+          s.streams_during.push_back({obs, st->second.slot});
+          pending_streams.erase(st);
+        }
+      }
+    }
     std::vector<std::string> produced = node.outputs;
     p.steps.push_back(std::move(s));
     for (size_t o = 0; o < produced.size(); ++o) {
       const std::string& v = produced[o];
-      if (v.empty() || !hooks_for(v)) continue;
+      if (v.empty()) continue;
+      if (auto st = streams_.find(v); st != streams_.end()) {
+        EDGEQ_CHECK(p.descs[v].dtype == DType::kFloat32, "stream observer on '", v,
+                    "': only float32 values can be streamed");
+        pending_streams[v] = {st->second, p.steps.back().out_slots[o],
+                              static_cast<int>(p.steps.size()) - 1};
+      }
+      if (!hooks_for(v)) continue;
       int stored = p.steps.back().out_slots[o];
       int logical = needs_logical_view(v) ? slot_in(v, Layout::kPlain) : -1;
       p.steps.back().hooks.push_back({v, logical, stored});
     }
   }
+
+  // Streams no kernel took are fed whole, right after their value is computed.
+  for (const auto& [v, st] : pending_streams)
+    (st.producer >= 0 ? p.steps[st.producer].streams_after : p.input_streams)
+        .push_back({st.observer, st.slot});
 
   // Graph outputs: always plain, in caller-owned tensors.
   for (const auto& o : g.outputs) {
@@ -326,12 +392,15 @@ std::map<std::string, Tensor> Executor::run(const std::map<std::string, Tensor>&
     result[name] = t;
   }
   for (const auto& [name, id] : p.input_hooks) call_hooks(name, p.slots[id].view, p.slots[id].view);
+  for (const auto& sc : p.input_streams) feed_whole(*sc.observer, p.slots[sc.slot].view);
   for (Step& s : p.steps) {
     auto t0 =
         opt_.profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     switch (s.kind) {
       case Step::Kind::kKernel:
+        for (const auto& sc : s.streams_during) sc.observer->begin(p.slots[sc.slot].view);
         s.kernel->run(s.in, s.out);
+        for (const auto& sc : s.streams_during) sc.observer->end();
         break;
       case Step::Kind::kToNHWC:
         nchw_to_nhwc(*s.in[0], *s.out[0]);
@@ -347,6 +416,7 @@ std::map<std::string, Tensor> Executor::run(const std::map<std::string, Tensor>&
       const Tensor& stored = p.slots[h.stored_slot].view;
       call_hooks(h.value, h.logical_slot >= 0 ? p.slots[h.logical_slot].view : stored, stored);
     }
+    for (const auto& sc : s.streams_after) feed_whole(*sc.observer, p.slots[sc.slot].view);
   }
   for (const auto& [name, id] : p.output_slots)
     if (id >= 0 && graph_.find_input(name)) result[name] = inputs.at(name).clone();

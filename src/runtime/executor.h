@@ -37,6 +37,18 @@ using Hook = std::function<void(const std::string& value, const Tensor& t)>;
 // this avoids the conversion).
 enum class HookView { kLogical, kAsStored };
 
+// Sees one value per run in pieces instead of whole: begin() with the value as stored once it is
+// computed, then every element exactly once through part() (from several threads at once, each
+// with its omp_get_thread_num()), then end(). When the value's reader is an elementwise kernel,
+// the pieces arrive while that kernel reads them, so statistics cost no second read of memory.
+class StreamObserver {
+ public:
+  virtual ~StreamObserver() = default;
+  virtual void begin(const Tensor& stored) = 0;
+  virtual void part(const float* values, int64_t n, int thread) = 0;
+  virtual void end() = 0;
+};
+
 class Executor {
  public:
   explicit Executor(Graph graph, ExecutorOptions opt = {});
@@ -47,6 +59,9 @@ class Executor {
   // Watches one value (a graph input, node output or graph output). "*" watches every
   // float activation. Hooks must be added before the first run (or call prepare() again).
   void add_hook(const std::string& value, Hook fn, HookView view = HookView::kLogical);
+  // Streams one float activation to `obs` (not owned; must outlive the runs). Like a hook, it
+  // keeps the value from being fused away.
+  void add_stream_observer(const std::string& value, StreamObserver* obs);
   void clear_hooks();
 
   // Builds the plan; run() calls it when needed. Throws on unsupported ops or bad shapes.
@@ -77,6 +92,7 @@ class Executor {
     HookView view;
   };
   std::map<std::string, std::vector<HookEntry>> hooks_;
+  std::map<std::string, StreamObserver*> streams_;
   std::unique_ptr<Plan> plan_;
 };
 

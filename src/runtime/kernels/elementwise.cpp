@@ -43,11 +43,14 @@ inline T apply_unary(T x) {
   if constexpr (op == UnaryOp::kAbs) return x < T(0) ? -x : x;
 }
 
+// With an observer, each chunk of x is handed to it right after use, while still in cache.
 template <UnaryOp op, typename T>
-void unary_loop(const T* x, T* y, int64_t n) {
+void unary_loop(const T* x, T* y, int64_t n, const Kernel::InputObserver* observer = nullptr) {
   for_chunks(n, [&](int64_t b, int64_t e) {
 #pragma omp simd
     for (int64_t i = b; i < e; ++i) y[i] = apply_unary<op, T>(x[i]);
+    if constexpr (std::is_same_v<T, float>)
+      if (observer) (*observer)(x + b, e - b);
   });
 }
 
@@ -60,6 +63,7 @@ class UnaryKernel : public Kernel {
     EDGEQ_CHECK(x.dtype == DType::kFloat32 ||
                     (int_ok && (x.dtype == DType::kInt64 || x.dtype == DType::kInt32)),
                 init.node.describe(), ": input type ", dtype_name(x.dtype), " not supported");
+    float_input_ = x.dtype == DType::kFloat32;
     outputs.push_back({x.dtype, x.shape, nullptr});
   }
   void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
@@ -67,7 +71,8 @@ class UnaryKernel : public Kernel {
     Tensor& y = *out[0];
     switch (x.dtype()) {
       case DType::kFloat32:
-        return unary_loop<op>(x.data<float>(), y.data<float>(), x.numel());
+        return unary_loop<op>(x.data<float>(), y.data<float>(), x.numel(),
+                              observer_ ? &observer_ : nullptr);
       case DType::kInt64:
         if constexpr (op == UnaryOp::kNeg || op == UnaryOp::kAbs || op == UnaryOp::kRelu)
           return unary_loop<op>(x.data<int64_t>(), y.data<int64_t>(), x.numel());
@@ -81,6 +86,14 @@ class UnaryKernel : public Kernel {
     }
     fail("unary kernel: unexpected input type ", dtype_name(x.dtype()));
   }
+  bool observe_input(InputObserver fn) override {
+    if (float_input_) observer_ = std::move(fn);
+    return float_input_;
+  }
+
+ private:
+  bool float_input_ = false;
+  InputObserver observer_;
 };
 
 // ---- binary ------------------------------------------------------------------------------
