@@ -1,9 +1,14 @@
 // edgeq calibrate: run a model in FP32 over a deterministic sample of images (letterboxed as
 // `infer --image` does) and write per-value statistics for `edgeq quantize`.
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <future>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <opencv2/core.hpp>
 
 #include "cli/commands.h"
 #include "cli/model_input.h"
@@ -59,9 +64,14 @@ void run_calibrate(const CalibrateArgs& a) {
   Calibrator cal(std::move(g), sha256_hex(bytes), letterbox_preprocessing(h, w), opt);
   Progress progress("calibrate", mine.size());
   // The next image is read and letterboxed on another thread while the model runs on this one.
+  // It runs at low priority and with OpenCV on one thread, so that it takes the cores only when
+  // the model's threads leave them idle.
+  cv::setNumThreads(0);
   auto load = [&](size_t i) {
-    return std::async(std::launch::async,
-                      [&, i] { return preprocess_image(read_image(mine[i].path), h, w, nullptr); });
+    return std::async(std::launch::async, [&, i] {
+      setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+      return preprocess_image(read_image(mine[i].path), h, w, nullptr);
+    });
   };
   std::future<Tensor> next = load(0);
   double t_wait = 0, t_run = 0;
