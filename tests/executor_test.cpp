@@ -127,6 +127,69 @@ TEST(Executor, WatchedConvOutputStillFusesSigmoidMul) {
   EXPECT_EQ(std::count(w.begin(), w.end(), "Mul"), 1);
 }
 
+// Counts what a stream observer is shown: every element once per run, in pieces from any thread.
+class CountingStream : public StreamObserver {
+ public:
+  void begin(const Tensor& t) override {
+    ++begins;
+    n = t.numel();
+    expected_sum = 0;
+    for (int64_t i = 0; i < n; ++i) expected_sum += t.data<float>()[i];
+    for (auto& s : sums) s = 0;
+    for (auto& c : counts) c = 0;
+  }
+  void part(const float* v, int64_t k, int thread) override {
+    ASSERT_LT(thread, 64);
+    for (int64_t i = 0; i < k; ++i) sums[thread] += v[i];
+    counts[thread] += k;
+  }
+  void end() override {
+    ++ends;
+    seen = 0;
+    sum = 0;
+    for (int t = 0; t < 64; ++t) {
+      seen += counts[t];
+      sum += sums[t];
+    }
+  }
+  int begins = 0, ends = 0;
+  int64_t n = 0, seen = 0;
+  double expected_sum = 0, sum = 0;
+  double sums[64] = {};
+  int64_t counts[64] = {};
+};
+
+// A stream on the Conv output rides along the SiLU pass (no step of its own), sees every element
+// once, and changes no output; on a value no elementwise kernel reads, it is fed after the step.
+TEST(Executor, StreamObserverSeesEveryElementOnceAndChangesNothing) {
+  Graph g = silu_graph();
+  Tensor x = random_input();
+  ExecutorOptions plain;
+  plain.fuse = false;
+  Tensor ref = Executor(g, plain).run({{"x", x}}).at("out");
+  CountingStream t_stream, y_stream;
+  ExecutorOptions prof;
+  prof.profile = true;
+  Executor ex(g, prof);
+  ex.add_stream_observer("t", &t_stream);
+  ex.add_stream_observer("y", &y_stream);
+  for (int run = 1; run <= 2; ++run) {
+    Tensor out = ex.run({{"x", x}}).at("out");
+    for (int64_t i = 0; i < out.numel(); ++i)
+      ASSERT_EQ(out.data<float>()[i], ref.data<float>()[i]) << i;
+    for (CountingStream* s : {&t_stream, &y_stream}) {
+      EXPECT_EQ(s->begins, run);
+      EXPECT_EQ(s->ends, run);
+      EXPECT_EQ(s->n, 6 * 5 * 7);
+      EXPECT_EQ(s->seen, s->n);
+      EXPECT_NEAR(s->sum, s->expected_sum, 1e-3);
+    }
+  }
+  std::vector<std::string> ops;
+  for (const StepTime& st : ex.profile()) ops.push_back(st.op);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "Mul"), 0);  // still one SiLU pass
+}
+
 TEST(Executor, WatchAllSeesEveryActivationOnceAndStoredViewHasSameValues) {
   Graph g = silu_graph();
   Tensor x = random_input();

@@ -125,7 +125,6 @@ Calibrator::Calibrator(Graph graph, std::string model_sha256, std::string prepro
 
 Calibrator::~Calibrator() = default;
 
-
 void Calibrator::add(const std::map<std::string, Tensor>& inputs) {
   executor_.run(inputs);
   stats_.images++;

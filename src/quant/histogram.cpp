@@ -1,11 +1,11 @@
 #include "quant/histogram.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <functional>
-#include <omp.h>
-
 #include <tuple>
 #include <utility>
 #if defined(__AVX2__)
@@ -520,8 +520,8 @@ void Histogram::bin_values(const float* v, int64_t m, uint32_t weight, bool all_
   binned_ += static_cast<uint64_t>(m) * weight;
 }
 
-HistogramBatch::HistogramBatch(Histogram& h, const float* x, int64_t n, int max_stride,
-                               float pivot, int threads)
+HistogramBatch::HistogramBatch(Histogram& h, const float* x, int64_t n, int max_stride, float pivot,
+                               int threads)
     : h_(h),
       x_(x),
       n_(std::max<int64_t>(n, 0)),

@@ -256,9 +256,8 @@ void Executor::prepare() {
       auto st = pending_streams.find(node.inputs[0]);
       if (st != pending_streams.end() && st->second.slot == s.in_slots[0]) {
         StreamObserver* obs = st->second.observer;
-        if (s.kernel->observe_input([obs](const float* v, int64_t n) {
-              obs->part(v, n, omp_get_thread_num());
-            })) {
+        if (s.kernel->observe_input(
+                [obs](const float* v, int64_t n) { obs->part(v, n, omp_get_thread_num()); })) {
           s.streams_during.push_back({obs, st->second.slot});
           pending_streams.erase(st);
         }

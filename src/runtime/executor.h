@@ -15,8 +15,8 @@
 namespace edgeq {
 
 struct ExecutorOptions {
-  int threads = 0;        // 0: all cores
-  bool fuse = true;       // Conv+Sigmoid+Mul -> Conv with SiLU post-op, when nothing watches
+  int threads = 0;            // 0: all cores
+  bool fuse = true;           // Conv+Sigmoid+Mul -> Conv with SiLU post-op, when nothing watches
   bool channels_last = true;  // keep 4-D activations in NHWC between layout-aware kernels
   bool profile = false;       // time every step (see Executor::profile())
 };

@@ -37,16 +37,18 @@ int64_t physical_axis(int64_t logical_axis, int64_t rank, Layout layout);
 
 struct KernelInit {
   const Node& node;
-  std::vector<ValueDesc> inputs;  // same order as node.inputs ("" inputs get dtype kUndefined)
-  int64_t opset = 17;             // opset of the node's domain
-  Layout layout = Layout::kPlain; // layout of 4-D activation inputs/outputs (see above)
+  std::vector<ValueDesc> inputs;   // same order as node.inputs ("" inputs get dtype kUndefined)
+  int64_t opset = 17;              // opset of the node's domain
+  Layout layout = Layout::kPlain;  // layout of 4-D activation inputs/outputs (see above)
 
   const ValueDesc& in(size_t i) const {
     EDGEQ_CHECK(i < inputs.size() && inputs[i].dtype != DType::kUndefined, node.describe(),
                 ": missing input ", i);
     return inputs[i];
   }
-  bool has_input(size_t i) const { return i < inputs.size() && inputs[i].dtype != DType::kUndefined; }
+  bool has_input(size_t i) const {
+    return i < inputs.size() && inputs[i].dtype != DType::kUndefined;
+  }
   // Data of constant input i; throws naming the node when it is not known at plan time.
   const Tensor& constant(size_t i) const;
 };
