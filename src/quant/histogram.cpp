@@ -3,6 +3,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <atomic>
 #include <cmath>
 #include <functional>
@@ -119,25 +121,27 @@ struct Scan {
 
 // Horizontal min / max of 16 lanes (the _mm512_reduce_* helpers of GCC 12 warn spuriously).
 #if defined(__AVX512F__)
+template <typename T, typename V>
+std::array<T, 16> lanes(V v) {
+  std::array<T, 16> a;
+  std::memcpy(a.data(), &v, sizeof(a));
+  return a;
+}
 float lane_min(__m512 v) {
-  alignas(64) float a[16];
-  _mm512_store_ps(a, v);
-  return *std::min_element(a, a + 16);
+  auto a = lanes<float>(v);
+  return *std::min_element(a.begin(), a.end());
 }
 float lane_max(__m512 v) {
-  alignas(64) float a[16];
-  _mm512_store_ps(a, v);
-  return *std::max_element(a, a + 16);
+  auto a = lanes<float>(v);
+  return *std::max_element(a.begin(), a.end());
 }
 int32_t lane_min(__m512i v) {
-  alignas(64) int32_t a[16];
-  _mm512_store_si512(a, v);
-  return *std::min_element(a, a + 16);
+  auto a = lanes<int32_t>(v);
+  return *std::min_element(a.begin(), a.end());
 }
 int32_t lane_max(__m512i v) {
-  alignas(64) int32_t a[16];
-  _mm512_store_si512(a, v);
-  return *std::max_element(a, a + 16);
+  auto a = lanes<int32_t>(v);
+  return *std::max_element(a.begin(), a.end());
 }
 #endif
 
