@@ -1,6 +1,7 @@
 #include "vision/letterbox.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <opencv2/imgproc.hpp>
 
@@ -75,14 +76,20 @@ Tensor preprocess_image(const cv::Mat& bgr, int in_h, int in_w, LetterboxInfo* i
   const size_t plane = static_cast<size_t>(in_h) * in_w;
   float* g = r + plane;
   float* b = g + plane;
+  // v / 255 by division (not multiplication by 1/255), so values equal torch's uint8 -> float32
+  // / 255; looked up, as there are only 256 of them.
+  static const std::array<float, 256> scaled = [] {
+    std::array<float, 256> t{};
+    for (int v = 0; v < 256; ++v) t[v] = static_cast<float>(v) / 255.0f;
+    return t;
+  }();
   for (int y = 0; y < in_h; ++y) {
     const uint8_t* row = padded.ptr<uint8_t>(y);
     const size_t o = static_cast<size_t>(y) * in_w;
     for (int x = 0; x < in_w; ++x) {
-      // Divide (not multiply by 1/255) so values equal torch's uint8 -> float32 / 255.
-      b[o + x] = row[3 * x + 0] / 255.0f;
-      g[o + x] = row[3 * x + 1] / 255.0f;
-      r[o + x] = row[3 * x + 2] / 255.0f;
+      b[o + x] = scaled[row[3 * x + 0]];
+      g[o + x] = scaled[row[3 * x + 1]];
+      r[o + x] = scaled[row[3 * x + 2]];
     }
   }
   return t;
