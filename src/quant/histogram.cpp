@@ -605,7 +605,8 @@ BatchScan HistogramBatch::finish(BatchSample* keep) {
     keep->stride = stride_;
     keep->cut_lo = cut_lo_;
     keep->cut_hi = cut_hi_;
-    keep->bulk.assign(sample, sample + kept);
+    sample_.resize(static_cast<size_t>(kept));
+    keep->bulk.swap(sample_);  // the batch is done with it
     keep->tails = std::move(tails);
   }
   return out;

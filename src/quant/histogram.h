@@ -143,6 +143,7 @@ class HistogramBatch {
  public:
   HistogramBatch(Histogram& h, const float* x, int64_t n, int max_stride, float pivot, int threads);
   void part(const float* values, int64_t count, int thread);
+  // Once, after every part(); the batch is spent afterwards.
   BatchScan finish(BatchSample* keep = nullptr);
 
  private:
