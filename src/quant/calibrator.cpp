@@ -58,7 +58,7 @@ Calibrator::Calibrator(Graph graph, std::string model_sha256, std::string prepro
   stats_.preprocessing = std::move(preprocessing);
   stats_.histogram_stride = opt.histogram_stride;
 
-  std::set<std::string> floats;
+  std::set<std::string> floats, tap_outputs;
   for (const std::string& v : executor_.activations())
     if (executor_.desc(v).dtype == DType::kFloat32) floats.insert(v);
   if (opt.derive) {
@@ -75,9 +75,7 @@ Calibrator::Calibrator(Graph graph, std::string model_sha256, std::string prepro
       for (const std::string& in : from) all_float = all_float && floats.count(in);
       if (all_float) sources_[n.outputs[0]] = std::move(from);
     }
-  }
-  if (opt.derive) {  // SiLU taps on values that are read (not derived themselves)
-    std::set<std::string> tapped;
+    // SiLU taps on values that are read (not derived themselves).
     for (const Node& n : executor_.graph().nodes) {
       if (n.op_type != "Sigmoid" || !n.domain.empty() || n.inputs.size() != 1 ||
           n.outputs.size() != 1)
@@ -85,7 +83,7 @@ Calibrator::Calibrator(Graph graph, std::string model_sha256, std::string prepro
       const std::string &t = n.inputs[0], &s = n.outputs[0];
       if (!floats.count(t) || !floats.count(s) || sources_.count(t) || taps_.count(t)) continue;
       taps_[t].sigmoid = s;
-      tapped.insert(s);
+      tap_outputs.insert(s);
     }
     for (const Node& n : executor_.graph().nodes) {
       if (n.op_type != "Mul" || !n.domain.empty() || n.inputs.size() != 2 || n.outputs.size() != 1)
@@ -95,16 +93,15 @@ Calibrator::Calibrator(Graph graph, std::string model_sha256, std::string prepro
         if (it != taps_.end() && it->second.sigmoid == n.inputs[1 - k] && it->second.silu.empty() &&
             floats.count(n.outputs[0])) {
           it->second.silu = n.outputs[0];
-          tapped.insert(n.outputs[0]);
+          tap_outputs.insert(n.outputs[0]);
           break;
         }
       }
     }
-    for (const std::string& v : tapped) sources_[v] = {};  // filled at t's hook
   }
   for (const std::string& v : executor_.activations()) {
     if (!floats.count(v)) continue;
-    if (sources_.count(v)) {
+    if (sources_.count(v) || tap_outputs.count(v)) {
       derived_.push_back(v);
       continue;
     }
@@ -190,9 +187,10 @@ void Calibrator::derive_silu(const SiluTap& tap, const float* x, int64_t n, cons
 
 void Calibrator::fill_derived(Stats& s) const {
   for (const std::string& v : derived_) {  // execution order: sources come first
-    if (sources_.at(v).empty()) continue;  // Sigmoid / SiLU values, filled at their input's hook
+    auto src = sources_.find(v);
+    if (src == sources_.end()) continue;  // Sigmoid / SiLU values, filled as their input streams
     Histogram h;
-    for (const std::string& from : sources_.at(v)) h.merge(s.values.at(from));
+    for (const std::string& from : src->second) h.merge(s.values.at(from));
     s.values[v] = std::move(h);
   }
 }

@@ -5,10 +5,10 @@
 // Reshape / Flatten / Squeeze / Unsqueeze / Identity / Transpose holds the same values as its
 // input, and a Concat output holds the union of its inputs, so their histograms are the input's
 // (or the inputs' merged, which is exact; see Histogram) and are filled in by stats() / take().
-// Sigmoid(t) and Mul(t, Sigmoid(t)) (SiLU) are functions of t: their statistics come from t's hook
-// (min / max from t's scan, since sigmoid rises and SiLU falls then rises; bins from the function
-// applied to t's sample and tails, see BatchSample), so the executor never materializes the
-// Sigmoid output and runs each SiLU as one pass.
+// Sigmoid(t) and Mul(t, Sigmoid(t)) (SiLU) are functions of t: their statistics come with t's,
+// which the executor's SiLU pass streams to the calibrator as it reads t (StreamObserver): min /
+// max from t's scan, since sigmoid rises and SiLU falls then rises; bins from the function applied
+// to t's sample and tails (BatchSample). The Sigmoid output is never materialized.
 #pragma once
 #include <map>
 #include <memory>
@@ -42,11 +42,9 @@ class Calibrator {
   // Statistics so far, derived values filled in.
   Stats stats() const;
   Stats take();
-  // Values read through hooks / derived from others (execution order).
+  // Values read (through hooks or streams) / derived from others (execution order).
   const std::vector<std::string>& observed() const { return observed_; }
   const std::vector<std::string>& derived() const { return derived_; }
-  // Per-step forward times when CalibratorOptions::executor.profile is set (hooks excluded).
-  std::vector<StepTime> profile() const { return executor_.profile(); }
 
  private:
   struct SiluTap {

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <tuple>
 #include <utility>
@@ -413,19 +413,13 @@ uint64_t mix64(uint64_t z) {  // splitmix64's finalizer
   return z ^ (z >> 31);
 }
 
-// The binned part of a batch: group g of `stride` chunks contributes chunk(g).
+// The sample of a batch: group g of `stride` chunks contributes chunk(g).
 struct Sampling {
   int64_t n, stride, groups;
   explicit Sampling(int64_t n_, int64_t stride_)
       : n(n_),
         stride(stride_),
         groups((n_ + stride_ * Histogram::kSampleChunk - 1) / (stride_ * Histogram::kSampleChunk)) {
-  }
-  // Values binned in all: every group's chunk is whole but maybe the last group's.
-  int64_t binned() const {
-    if (groups == 0) return 0;
-    auto [b, e] = chunk(groups - 1);
-    return (groups - 1) * Histogram::kSampleChunk + (e - b);
   }
   // [begin, end) of group g's chunk; empty when the picked chunk lies past the end.
   std::pair<int64_t, int64_t> chunk(int64_t g) const {

@@ -23,7 +23,6 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
-#include <functional>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
@@ -57,7 +56,8 @@ class Histogram {
   static constexpr int kMaxBins = 8192;
   static constexpr int kMinExponent = -64;
   static constexpr int64_t kSampleChunk = 256;
-  static constexpr int64_t kSampleFullBelow = 4096;  // batches this small are binned whole
+  // A sampled batch bins at least this many values; batches under twice this are binned whole.
+  static constexpr int64_t kSampleFullBelow = 4096;
 
   // Chunks per group for a batch of n values: 1 (bin everything) when max_stride <= 1 or n is
   // small, else min(max_stride, n / kSampleFullBelow), so a batch bins at least kSampleFullBelow
