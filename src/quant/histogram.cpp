@@ -7,7 +7,6 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
-#include <functional>
 #include <tuple>
 #include <utility>
 #if defined(__AVX2__)
