@@ -111,6 +111,30 @@ TEST(Calibrator, DerivedStatisticsEqualReadOnes) {
   }
 }
 
+// The calibrator streams values, bins sampled batches after the forward pass and several values
+// at once across threads: none of that may change a read value's statistics, which must equal
+// Stats::observe of the whole value fed through a plain hook.
+TEST(Calibrator, ReadStatisticsEqualObservingEachValueWhole) {
+  Graph g = silu_split_concat();
+  for (int stride : {1, 64}) {
+    Stats cal = calibrate(g, false, stride, nullptr);
+    Stats ref;
+    ref.histogram_stride = stride;
+    ExecutorOptions opt;
+    opt.threads = 2;
+    Executor ex(g, opt);
+    ex.add_hook(
+        "*", [&](const std::string& v, const Tensor& t) { ref.observe(v, t); },
+        HookView::kAsStored);
+    for (const Tensor& x : inputs(3)) ex.run({{"x", x}});
+    ASSERT_EQ(ref.values.size(), cal.values.size());
+    for (const auto& [name, h] : ref.values) {
+      EXPECT_TRUE(cal.at(name) == h) << name << " stride " << stride;
+      EXPECT_EQ(cal.at(name).sampled(), stride > 1) << name;
+    }
+  }
+}
+
 // The defaults (derived values, sampled histograms) against reading and binning every value, on
 // the real model and coco8-pose: counts and maxima exact, minima up to rounding at a SiLU's flat
 // bottom, and the encoding ranges every scheme picks close to the exact ones.

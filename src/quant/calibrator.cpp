@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <cmath>
+#include <exception>
 #include <memory>
 #include <optional>
 #include <set>
@@ -18,37 +19,53 @@ const std::set<std::string> kSameValues = {"Reshape",   "Flatten",  "Squeeze",
 
 }  // namespace
 
-// t's statistics, fed in pieces while the executor's SiLU pass reads t, then Sigmoid(t) and
-// SiLU(t) derived from t's sample and tails.
-class Calibrator::TapStream : public StreamObserver {
+// One observed value's statistics, fed in pieces while the executor reads it (see
+// StreamObserver). A sampled batch keeps what binning needs, so the binning (and, for a SiLU
+// input t, deriving Sigmoid(t) and SiLU(t)) waits for the end of the forward pass, where the
+// calibrator does it for all values at once across threads; otherwise it happens in end().
+class Calibrator::ValueStream : public StreamObserver {
  public:
-  TapStream(Calibrator& cal, std::string value, SiluTap tap)
-      : cal_(cal), value_(std::move(value)), tap_(std::move(tap)) {}
+  ValueStream(Calibrator& cal, std::string value, const SiluTap* tap)
+      : cal_(cal), value_(std::move(value)), tap_(tap) {}
   void begin(const Tensor& t) override {
     EDGEQ_CHECK(t.dtype() == DType::kFloat32, "statistics of '", value_, "': value is ",
                 dtype_name(t.dtype()), ", only float32 values are observed");
     x_ = t.data<float>();
     n_ = t.numel();
-    batch_.emplace(cal_.stats_.values[value_], x_, n_, cal_.stats_.histogram_stride, kSiluArgMin,
-                   omp_get_max_threads());
+    batch_.emplace(cal_.stats_.values[value_], x_, n_, cal_.stats_.histogram_stride,
+                   tap_ ? kSiluArgMin : NAN, omp_get_max_threads());
   }
   void part(const float* values, int64_t n, int thread) override {
     batch_->part(values, n, thread);
   }
   void end() override {
-    BatchSample sample;
-    BatchScan scan = batch_->finish(&sample);
+    scan_ = batch_->close();
+    if (batch_->sampled() && scan_.finite == static_cast<uint64_t>(n_)) {
+      cal_.pending_.push_back(this);
+      return;
+    }
+    // Not sampled (small, or every value binned), or NaN / Inf: binned from the values, and
+    // Sigmoid / SiLU computed from every one of them, now, while they exist.
+    batch_->bin();
     batch_.reset();
-    cal_.derive_silu(tap_, x_, n_, scan, sample);
+    if (tap_) cal_.derive_silu_whole(*tap_, x_, n_);
+  }
+  // The deferred part of a sampled batch.
+  void finish() {
+    BatchSample sample;
+    batch_->bin(tap_ ? &sample : nullptr);
+    batch_.reset();
+    if (tap_) cal_.derive_silu_sampled(*tap_, n_, scan_, sample);
   }
 
  private:
   Calibrator& cal_;
   std::string value_;
-  SiluTap tap_;
+  const SiluTap* tap_;
   const float* x_ = nullptr;
   int64_t n_ = 0;
   std::optional<HistogramBatch> batch_;
+  BatchScan scan_;
 };
 
 Calibrator::Calibrator(Graph graph, std::string model_sha256, std::string preprocessing,
@@ -106,24 +123,38 @@ Calibrator::Calibrator(Graph graph, std::string model_sha256, std::string prepro
       continue;
     }
     observed_.push_back(v);
-    if (auto tap = taps_.find(v); tap != taps_.end()) {
-      // Streamed: the SiLU pass that reads t feeds its statistics (one read of memory, not two).
-      auto stream = std::make_unique<TapStream>(*this, v, tap->second);
-      executor_.add_stream_observer(v, stream.get());
-      streams_.push_back(std::move(stream));
-      continue;
-    }
-    // Statistics ignore element order: the stored view skips NHWC -> NCHW copies.
-    executor_.add_hook(
-        v, [this](const std::string& name, const Tensor& t) { stats_.observe(name, t); },
-        HookView::kAsStored);
+    // Every histogram exists before the first run: deferred binning only looks them up.
+    stats_.values[v];
+    auto tap = taps_.find(v);
+    if (tap != taps_.end())
+      for (const std::string* out : {&tap->second.sigmoid, &tap->second.silu})
+        if (!out->empty()) stats_.values[*out];
+    streams_.push_back(
+        std::make_unique<ValueStream>(*this, v, tap != taps_.end() ? &tap->second : nullptr));
+    executor_.add_stream_observer(v, streams_.back().get());
   }
+  threads_ = opt.executor.threads > 0 ? opt.executor.threads : omp_get_max_threads();
 }
 
 Calibrator::~Calibrator() = default;
 
 void Calibrator::add(const std::map<std::string, Tensor>& inputs) {
+  pending_.clear();
   executor_.run(inputs);
+  // The sampled batches, one value per thread at a time (each touches only its own histograms).
+  const int64_t n = static_cast<int64_t>(pending_.size());
+  std::exception_ptr error;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads_)
+  for (int64_t i = 0; i < n; ++i) {
+    try {
+      pending_[static_cast<size_t>(i)]->finish();
+    } catch (...) {
+#pragma omp critical(edgeq_calibrator_error)
+      if (!error) error = std::current_exception();
+    }
+  }
+  pending_.clear();
+  if (error) std::rethrow_exception(error);
   stats_.images++;
 }
 
@@ -142,47 +173,36 @@ std::vector<float> apply(const std::vector<float>& v, F f) {
 
 }  // namespace
 
-void Calibrator::derive_silu(const SiluTap& tap, const float* x, int64_t n, const BatchScan& scan,
-                             const BatchSample& sample) {
-  const int stride = stats_.histogram_stride;
+void Calibrator::derive_silu_whole(const SiluTap& tap, const float* x, int64_t n) {
   if (n <= 0) return;
-  Histogram& hs = stats_.values[tap.sigmoid];
-  Histogram* hy = tap.silu.empty() ? nullptr : &stats_.values[tap.silu];
-  if (scan.finite != static_cast<uint64_t>(n) || sample.stride == 1) {
-    // Not sampled (small, or every value binned), or NaN / Inf: compute every value.
-    std::vector<float> s(n), y(n);
+  std::vector<float> s(n), y(n);
 #pragma omp parallel for simd if (n >= (1 << 16))
-    for (int64_t i = 0; i < n; ++i) {
-      s[i] = sigmoid_fast(x[i]);
-      y[i] = silu_fast(x[i]);
-    }
-    hs.add(s.data(), n, stride);
-    if (hy) hy->add(y.data(), n, stride);
-    return;
+  for (int64_t i = 0; i < n; ++i) {
+    s[i] = sigmoid_fast(x[i]);
+    y[i] = silu_fast(x[i]);
   }
+  const int stride = stats_.histogram_stride;
+  stats_.values[tap.sigmoid].add(s.data(), n, stride);
+  if (!tap.silu.empty()) stats_.values[tap.silu].add(y.data(), n, stride);
+}
+
+void Calibrator::derive_silu_sampled(const SiluTap& tap, int64_t n, const BatchScan& scan,
+                                     const BatchSample& sample) {
   auto sigmoid = [](float v) { return sigmoid_fast(v); };
   auto silu = [](float v) { return silu_fast(v); };
   const uint64_t count = static_cast<uint64_t>(n);
-  auto add_sigmoid = [&] {
-    hs.add_sample(count, sigmoid_fast(scan.lo), sigmoid_fast(scan.hi), sample.stride,
+  stats_.values.at(tap.sigmoid)
+      .add_sample(count, sigmoid_fast(scan.lo), sigmoid_fast(scan.hi), sample.stride,
                   apply(sample.bulk, sigmoid), apply(sample.tails, sigmoid));
-  };
-  if (!hy) return add_sigmoid();
+  if (tap.silu.empty()) return;
   // SiLU falls until kSiluArgMin and rises after it: its minimum over the batch is at the value
   // nearest kSiluArgMin from either side, its maximum at one of the ends.
   float lo = INFINITY;
   if (scan.below != -INFINITY) lo = std::min(lo, silu_fast(scan.below));
   if (scan.above != INFINITY) lo = std::min(lo, silu_fast(scan.above));
   const float hi = std::max(silu_fast(scan.lo), silu_fast(scan.hi));
-  // The two histograms are independent: one thread each.
-#pragma omp parallel sections num_threads(2)
-  {
-#pragma omp section
-    add_sigmoid();
-#pragma omp section
-    hy->add_sample(count, lo, hi, sample.stride, apply(sample.bulk, silu),
-                   apply(sample.tails, silu));
-  }
+  stats_.values.at(tap.silu).add_sample(count, lo, hi, sample.stride, apply(sample.bulk, silu),
+                                        apply(sample.tails, silu));
 }
 
 void Calibrator::fill_derived(Stats& s) const {

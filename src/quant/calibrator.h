@@ -50,9 +50,11 @@ class Calibrator {
   struct SiluTap {
     std::string sigmoid, silu;  // outputs of Sigmoid(t) and Mul(t, Sigmoid(t)); silu may be ""
   };
-  class TapStream;
-  void derive_silu(const SiluTap& tap, const float* t, int64_t n, const BatchScan& scan,
-                   const BatchSample& sample);
+  class ValueStream;
+  // Sigmoid(t) and SiLU(t) from every value of t / from t's scan and sample.
+  void derive_silu_whole(const SiluTap& tap, const float* t, int64_t n);
+  void derive_silu_sampled(const SiluTap& tap, int64_t n, const BatchScan& scan,
+                           const BatchSample& sample);
   void fill_derived(Stats& s) const;
 
   Stats stats_;  // observed values only
@@ -60,7 +62,9 @@ class Calibrator {
   std::vector<std::string> observed_, derived_;
   std::map<std::string, std::vector<std::string>> sources_;  // pass-through value -> its inputs
   std::map<std::string, SiluTap> taps_;                      // t -> values computed from it
-  std::vector<std::unique_ptr<TapStream>> streams_;
+  std::vector<std::unique_ptr<ValueStream>> streams_;
+  std::vector<ValueStream*> pending_;  // sampled batches of this forward pass, to bin
+  int threads_ = 1;
 };
 
 }  // namespace edgeq

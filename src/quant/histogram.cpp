@@ -110,8 +110,9 @@ namespace {
 
 // One thread's part of a batch scan: min / max (ignoring NaN; +-Inf may become lo or hi, and then
 // add() makes a second, rare pass), the NaN count, and with kPivot the largest value <= pivot and
-// the smallest >= pivot. For _mm256_min_ps / max_ps a NaN first operand yields the second, and
-// comparisons with NaN are false, so NaN never enters any of them.
+// the smallest >= pivot; values below cut_lo or above cut_hi are appended to tails in the same
+// pass (NaN never, +-Inf may). For _mm256_min_ps / max_ps a NaN first operand yields the second,
+// and comparisons with NaN are false, so NaN never enters any of them.
 struct Scan {
   float lo = INFINITY, hi = -INFINITY;
   uint64_t nan = 0;
@@ -144,26 +145,6 @@ int32_t lane_max(__m512i v) {
 }
 #endif
 
-// Appends the values of x[0, n) below cut_lo or above cut_hi (NaN never; +-Inf may) to tails.
-void collect_tails(const float* x, int64_t n, float cut_lo, float cut_hi,
-                   std::vector<float>& tails) {
-  int64_t i = 0;
-#if defined(__AVX512F__)
-  const __m512 cl = _mm512_set1_ps(cut_lo), ch = _mm512_set1_ps(cut_hi);
-  for (; i + 16 <= n; i += 16) {
-    __m512 v = _mm512_loadu_ps(x + i);
-    __mmask16 m = _mm512_cmp_ps_mask(v, cl, _CMP_LT_OQ) | _mm512_cmp_ps_mask(v, ch, _CMP_GT_OQ);
-    if (m) {
-      alignas(64) float kept[16];
-      _mm512_mask_compressstoreu_ps(kept, m, v);
-      tails.insert(tails.end(), kept, kept + __builtin_popcount(m));
-    }
-  }
-#endif
-  for (; i < n; ++i)
-    if (x[i] < cut_lo || x[i] > cut_hi) tails.push_back(x[i]);
-}
-
 // The values of v[0, m) within [lo, hi] (NaN never), written to out; returns how many.
 int64_t within(const float* v, int64_t m, float lo, float hi, float* out) {
   int64_t k = 0, i = 0;
@@ -182,21 +163,33 @@ int64_t within(const float* v, int64_t m, float lo, float hi, float* out) {
 }
 
 template <bool kPivot>
-Scan scan_part(const float* x, int64_t n, float pivot) {
+Scan scan_part(const float* x, int64_t n, float pivot, float cut_lo = -INFINITY,
+               float cut_hi = INFINITY, std::vector<float>* tails = nullptr) {
   Scan s;
   int64_t i = 0;
 #if defined(__AVX512F__)
-  const __m512 p = _mm512_set1_ps(pivot);
+  const __m512 p = _mm512_set1_ps(pivot), cl = _mm512_set1_ps(cut_lo), ch = _mm512_set1_ps(cut_hi);
   __m512 lo0 = _mm512_set1_ps(INFINITY), lo1 = lo0, hi0 = _mm512_set1_ps(-INFINITY), hi1 = hi0;
   __m512 below = hi0, above = lo0;
+  uint32_t nan_seen = 0;  // NaN is rare: counted in a second pass when seen
   for (; i + 32 <= n; i += 32) {
     __m512 a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
     lo0 = _mm512_min_ps(a, lo0);
     hi0 = _mm512_max_ps(a, hi0);
     lo1 = _mm512_min_ps(b, lo1);
     hi1 = _mm512_max_ps(b, hi1);
-    s.nan += static_cast<uint64_t>(__builtin_popcount(_mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q)) +
-                                   __builtin_popcount(_mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q)));
+    nan_seen |= _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q);
+    const __mmask16 ta =
+        _mm512_cmp_ps_mask(a, cl, _CMP_LT_OQ) | _mm512_cmp_ps_mask(a, ch, _CMP_GT_OQ);
+    const __mmask16 tb =
+        _mm512_cmp_ps_mask(b, cl, _CMP_LT_OQ) | _mm512_cmp_ps_mask(b, ch, _CMP_GT_OQ);
+    if (__builtin_expect((ta | tb) != 0, 0)) {
+      alignas(64) float kept[32];
+      _mm512_mask_compressstoreu_ps(kept, ta, a);
+      const int na = __builtin_popcount(ta);
+      _mm512_mask_compressstoreu_ps(kept + na, tb, b);
+      tails->insert(tails->end(), kept, kept + na + __builtin_popcount(tb));
+    }
     if constexpr (kPivot) {
       for (__m512 v : {a, b}) {
         below = _mm512_mask_max_ps(below, _mm512_cmp_ps_mask(v, p, _CMP_LE_OQ), v, below);
@@ -204,6 +197,8 @@ Scan scan_part(const float* x, int64_t n, float pivot) {
       }
     }
   }
+  if (nan_seen)
+    for (int64_t k = 0; k < i; ++k) s.nan += x[k] != x[k];
   s.lo = lane_min(_mm512_min_ps(lo0, lo1));
   s.hi = lane_max(_mm512_max_ps(hi0, hi1));
   if constexpr (kPivot) {
@@ -212,7 +207,8 @@ Scan scan_part(const float* x, int64_t n, float pivot) {
   }
 #elif defined(__AVX2__)
   const __m256 p = _mm256_set1_ps(pivot), pinf = _mm256_set1_ps(INFINITY),
-               ninf = _mm256_set1_ps(-INFINITY);
+               ninf = _mm256_set1_ps(-INFINITY), cl = _mm256_set1_ps(cut_lo),
+               ch = _mm256_set1_ps(cut_hi);
   __m256 lo0 = pinf, lo1 = pinf, hi0 = ninf, hi1 = ninf, below = ninf, above = pinf;
   __m256i nan0 = _mm256_setzero_si256(), nan1 = nan0;  // -1 per NaN, per lane
   for (; i + 16 <= n; i += 16) {
@@ -223,6 +219,14 @@ Scan scan_part(const float* x, int64_t n, float pivot) {
     hi1 = _mm256_max_ps(b, hi1);
     nan0 = _mm256_add_epi32(nan0, _mm256_castps_si256(_mm256_cmp_ps(a, a, _CMP_UNORD_Q)));
     nan1 = _mm256_add_epi32(nan1, _mm256_castps_si256(_mm256_cmp_ps(b, b, _CMP_UNORD_Q)));
+    const int t = _mm256_movemask_ps(_mm256_or_ps(_mm256_cmp_ps(a, cl, _CMP_LT_OQ),
+                                                  _mm256_cmp_ps(a, ch, _CMP_GT_OQ))) |
+                  _mm256_movemask_ps(_mm256_or_ps(_mm256_cmp_ps(b, cl, _CMP_LT_OQ),
+                                                  _mm256_cmp_ps(b, ch, _CMP_GT_OQ)))
+                      << 8;
+    if (__builtin_expect(t != 0, 0))
+      for (int k = 0; k < 16; ++k)
+        if (t & (1 << k)) tails->push_back(x[i + k]);
     if constexpr (kPivot) {
       for (__m256 v : {a, b}) {
         below = _mm256_max_ps(_mm256_blendv_ps(ninf, v, _mm256_cmp_ps(v, p, _CMP_LE_OQ)), below);
@@ -250,6 +254,7 @@ Scan scan_part(const float* x, int64_t n, float pivot) {
     s.lo = v < s.lo ? v : s.lo;
     s.hi = v > s.hi ? v : s.hi;
     s.nan += v != v;
+    if (v < cut_lo || v > cut_hi) tails->push_back(v);
     if constexpr (kPivot) {
       if (v <= pivot && v > s.below) s.below = v;
       if (v >= pivot && v < s.above) s.above = v;
@@ -542,55 +547,58 @@ void HistogramBatch::part(const float* values, int64_t count, int thread) {
   for (int64_t b = 0; b < count; b += kParallelMin) {  // keeps scan_part's NaN lanes small
     const float* v = values + b;
     const int64_t len = std::min(kParallelMin, count - b);
-    Scan sc = std::isnan(pivot_) ? scan_part<false>(v, len, 0.0f) : scan_part<true>(v, len, pivot_);
+    Scan sc = std::isnan(pivot_) ? scan_part<false>(v, len, 0.0f, cut_lo_, cut_hi_, &p.tails)
+                                 : scan_part<true>(v, len, pivot_, cut_lo_, cut_hi_, &p.tails);
     p.lo = std::min(p.lo, sc.lo);
     p.hi = std::max(p.hi, sc.hi);
     p.below = std::max(p.below, sc.below);
     p.above = std::min(p.above, sc.above);
     p.nan += sc.nan;
-    if (stride_ > 1) collect_tails(v, len, cut_lo_, cut_hi_, p.tails);
   }
 }
 
-BatchScan HistogramBatch::finish(BatchSample* keep) {
-  BatchScan out;
-  if (keep) *keep = BatchSample();
-  float lo = INFINITY, hi = -INFINITY, below = -INFINITY, above = INFINITY;
+BatchScan HistogramBatch::close() {
+  float below = -INFINITY, above = INFINITY;
   uint64_t nan = 0;
-  std::vector<float> tails;
   for (Partial& p : partials_) {
-    lo = std::min(lo, p.lo);
-    hi = std::max(hi, p.hi);
+    lo_ = std::min(lo_, p.lo);
+    hi_ = std::max(hi_, p.hi);
     below = std::max(below, p.below);
     above = std::min(above, p.above);
     nan += p.nan;
-    tails.insert(tails.end(), p.tails.begin(), p.tails.end());
+    tails_.insert(tails_.end(), p.tails.begin(), p.tails.end());
   }
-  if (n_ == 0) return out;
+  partials_.clear();
+  if (n_ == 0) return scan_;
   uint64_t inf = 0;
-  if (std::isinf(lo) || std::isinf(hi)) {
+  if (std::isinf(lo_) || std::isinf(hi_)) {
     InfPass p = inf_pass(x_, n_);
-    lo = p.lo;
-    hi = p.hi;
+    lo_ = p.lo;
+    hi_ = p.hi;
     inf = p.inf;
   }
-  out.nan = nan;
-  out.inf = inf;
-  out.finite = static_cast<uint64_t>(n_) - nan - inf;
+  scan_.nan = nan;
+  scan_.inf = inf;
+  scan_.finite = static_cast<uint64_t>(n_) - nan - inf;
   if (inf == 0) {
-    out.lo = lo;
-    out.hi = hi;
-    out.below = below;
-    out.above = above;
+    scan_.lo = lo_;
+    scan_.hi = hi_;
+    scan_.below = below;
+    scan_.above = above;
   }
-  if (!h_.take_batch(out.finite, nan, inf, lo, hi)) return out;
+  return scan_;
+}
+
+void HistogramBatch::bin(BatchSample* keep) {
+  if (keep) *keep = BatchSample();
+  if (n_ == 0 || !h_.take_batch(scan_.finite, scan_.nan, scan_.inf, lo_, hi_)) return;
   if (stride_ == 1) {
-    h_.bin_values(x_, n_, 1, nan + inf == 0);
-    return out;
+    h_.bin_values(x_, n_, 1, scan_.nan + scan_.inf == 0);
+    return;
   }
   // Tails exactly (weight 1), the sample's values within the cuts for the rest (weight stride).
   h_.sampled_ = true;
-  h_.bin_values(tails.data(), static_cast<int64_t>(tails.size()), 1, inf == 0);
+  h_.bin_values(tails_.data(), static_cast<int64_t>(tails_.size()), 1, scan_.inf == 0);
   float* sample = sample_.data();
   const int64_t kept = within(sample, m_, cut_lo_, cut_hi_, sample);
   h_.bin_values(sample, kept, static_cast<uint32_t>(stride_), true);
@@ -600,9 +608,8 @@ BatchScan HistogramBatch::finish(BatchSample* keep) {
     keep->cut_hi = cut_hi_;
     sample_.resize(static_cast<size_t>(kept));
     keep->bulk.swap(sample_);  // the batch is done with it
-    keep->tails = std::move(tails);
+    keep->tails = std::move(tails_);
   }
-  return out;
 }
 
 BatchScan Histogram::add(const float* x, int64_t n, int max_stride, float pivot,
@@ -614,7 +621,9 @@ BatchScan Histogram::add(const float* x, int64_t n, int max_stride, float pivot,
   for (int64_t p = 0; p < parts; ++p)
     batch.part(x + p * kParallelMin, std::min(kParallelMin, n - p * kParallelMin),
                parallel ? omp_get_thread_num() : 0);
-  return batch.finish(keep);
+  BatchScan scan = batch.close();
+  batch.bin(keep);
+  return scan;
 }
 
 void Histogram::add_sample(uint64_t count, float lo, float hi, int64_t stride,

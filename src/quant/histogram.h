@@ -138,13 +138,19 @@ class Histogram {
 // executor's SiLU pass) and lets the statistics ride along instead of reading them again.
 // Construct it once the values exist (it reads the sample and sets the tail cuts), pass every
 // value exactly once through part() from any number of threads (each with its own index below
-// `threads`), then finish(). Histogram::add is this with the pieces read in parallel.
+// `threads`), then close() while the values still exist, then bin(). A sampled batch (sampled())
+// has kept all bin() needs, so bin() may come later, from any thread, once the values are gone;
+// the histogram is only touched by bin(). Histogram::add is this with the pieces read in parallel.
 class HistogramBatch {
  public:
   HistogramBatch(Histogram& h, const float* x, int64_t n, int max_stride, float pivot, int threads);
   void part(const float* values, int64_t count, int thread);
-  // Once, after every part(); the batch is spent afterwards.
-  BatchScan finish(BatchSample* keep = nullptr);
+  // Once, after every part(), while the values exist: what the batch held.
+  BatchScan close();
+  bool sampled() const { return stride_ > 1; }
+  // Once, after close(): adds the batch to the histogram; the batch is spent afterwards. Reads
+  // the values again unless sampled().
+  void bin(BatchSample* keep = nullptr);
 
  private:
   struct alignas(64) Partial {
@@ -160,6 +166,9 @@ class HistogramBatch {
   int64_t m_ = 0;
   float cut_lo_ = -INFINITY, cut_hi_ = INFINITY;
   std::vector<Partial> partials_;
+  BatchScan scan_;
+  float lo_ = INFINITY, hi_ = -INFINITY;  // of the values seen, Inf included
+  std::vector<float> tails_;
 };
 
 }  // namespace edgeq
