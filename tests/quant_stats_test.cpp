@@ -170,6 +170,48 @@ TEST(QuantHistogram, NonFiniteValuesAreCountedApart) {
   EXPECT_EQ(only_nan.count(), 2u);
 }
 
+// NaN and +-Inf scattered through a batch large enough for the vector scans, the parallel parts
+// and sampling: counted apart, never in min / max or the bins; every value binned, the bins equal
+// those of the finite values alone.
+TEST(QuantHistogram, NonFiniteValuesInLargeBatchesAreCountedApart) {
+  const int64_t n = 100003;
+  std::vector<float> v(n), finite;
+  std::mt19937 rng(5);
+  std::normal_distribution<float> g(0.f, 2.f);
+  uint64_t nan = 0, inf = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (i % 997 == 3 || i == n - 1) {
+      v[i] = NAN;
+      ++nan;
+    } else if (i % 4999 == 17) {
+      v[i] = (i / 4999) % 2 ? INFINITY : -INFINITY;
+      ++inf;
+    } else {
+      v[i] = g(rng);
+      finite.push_back(v[i]);
+    }
+  }
+  const float lo = *std::min_element(finite.begin(), finite.end());
+  const float hi = *std::max_element(finite.begin(), finite.end());
+  for (int stride : {1, 64}) {
+    Histogram h;
+    h.add(v.data(), n, stride);
+    EXPECT_EQ(h.nan_count(), nan) << stride;
+    EXPECT_EQ(h.inf_count(), inf) << stride;
+    EXPECT_EQ(h.count(), finite.size()) << stride;
+    EXPECT_EQ(h.min(), lo) << stride;
+    EXPECT_EQ(h.max(), hi) << stride;
+    uint64_t in_bins = 0;
+    for (uint64_t b : h.bins()) in_bins += b;
+    EXPECT_EQ(in_bins, h.binned()) << stride;
+    if (stride == 1) {
+      Histogram ref;
+      ref.add(finite.data(), static_cast<int64_t>(finite.size()));
+      EXPECT_EQ(h.bins(), ref.bins());
+    }
+  }
+}
+
 TEST(QuantHistogram, ConstantValue) {
   std::vector<float> v(100, 3.0f);
   Histogram h;

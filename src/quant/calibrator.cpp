@@ -33,7 +33,7 @@ class Calibrator::ValueStream : public StreamObserver {
     x_ = t.data<float>();
     n_ = t.numel();
     batch_.emplace(cal_.stats_.values[value_], x_, n_, cal_.stats_.histogram_stride,
-                   tap_ ? kSiluArgMin : NAN, omp_get_max_threads());
+                   tap_ ? kSiluArgMin : NAN, omp_get_max_threads(), &buffers_);
   }
   void part(const float* values, int64_t n, int thread) override {
     batch_->part(values, n, thread);
@@ -52,10 +52,9 @@ class Calibrator::ValueStream : public StreamObserver {
   }
   // The deferred part of a sampled batch.
   void finish() {
-    BatchSample sample;
-    batch_->bin(tap_ ? &sample : nullptr);
+    batch_->bin(tap_ ? &sample_ : nullptr);
     batch_.reset();
-    if (tap_) cal_.derive_silu_sampled(*tap_, n_, scan_, sample);
+    if (tap_) cal_.derive_silu_sampled(*tap_, n_, scan_, sample_);
   }
 
  private:
@@ -66,6 +65,8 @@ class Calibrator::ValueStream : public StreamObserver {
   int64_t n_ = 0;
   std::optional<HistogramBatch> batch_;
   BatchScan scan_;
+  BatchBuffers buffers_;  // kept from image to image, with sample_: no allocations
+  BatchSample sample_;
 };
 
 Calibrator::Calibrator(Graph graph, std::string model_sha256, std::string preprocessing,
@@ -160,15 +161,18 @@ void Calibrator::add(const std::map<std::string, Tensor>& inputs) {
 
 namespace {
 
-template <typename F>
-std::vector<float> apply(const std::vector<float>& v, F f) {
-  std::vector<float> out(v.size());
-  const float* in = v.data();
-  float* o = out.data();
+// Sigmoid and SiLU of v, as the executor computes them (silu_fast(x) is x * sigmoid_fast(x)).
+void sigmoid_and_silu(const std::vector<float>& v, std::vector<float>& s, std::vector<float>& y) {
   const int64_t n = static_cast<int64_t>(v.size());
+  s.resize(v.size());
+  y.resize(v.size());
+  const float* in = v.data();
+  float *so = s.data(), *yo = y.data();
 #pragma omp simd
-  for (int64_t i = 0; i < n; ++i) o[i] = f(in[i]);
-  return out;
+  for (int64_t i = 0; i < n; ++i) {
+    so[i] = sigmoid_fast(in[i]);
+    yo[i] = in[i] * so[i];
+  }
 }
 
 }  // namespace
@@ -179,7 +183,7 @@ void Calibrator::derive_silu_whole(const SiluTap& tap, const float* x, int64_t n
 #pragma omp parallel for simd if (n >= (1 << 16))
   for (int64_t i = 0; i < n; ++i) {
     s[i] = sigmoid_fast(x[i]);
-    y[i] = silu_fast(x[i]);
+    y[i] = x[i] * s[i];  // silu_fast(x[i])
   }
   const int stride = stats_.histogram_stride;
   stats_.values[tap.sigmoid].add(s.data(), n, stride);
@@ -188,12 +192,14 @@ void Calibrator::derive_silu_whole(const SiluTap& tap, const float* x, int64_t n
 
 void Calibrator::derive_silu_sampled(const SiluTap& tap, int64_t n, const BatchScan& scan,
                                      const BatchSample& sample) {
-  auto sigmoid = [](float v) { return sigmoid_fast(v); };
-  auto silu = [](float v) { return silu_fast(v); };
+  // Scratch kept per thread: this runs for every SiLU input of every image.
+  thread_local std::vector<float> s_bulk, y_bulk, s_tails, y_tails;
+  sigmoid_and_silu(sample.bulk, s_bulk, y_bulk);
+  sigmoid_and_silu(sample.tails, s_tails, y_tails);
   const uint64_t count = static_cast<uint64_t>(n);
   stats_.values.at(tap.sigmoid)
-      .add_sample(count, sigmoid_fast(scan.lo), sigmoid_fast(scan.hi), sample.stride,
-                  apply(sample.bulk, sigmoid), apply(sample.tails, sigmoid));
+      .add_sample(count, sigmoid_fast(scan.lo), sigmoid_fast(scan.hi), sample.stride, s_bulk,
+                  s_tails);
   if (tap.silu.empty()) return;
   // SiLU falls until kSiluArgMin and rises after it: its minimum over the batch is at the value
   // nearest kSiluArgMin from either side, its maximum at one of the ends.
@@ -201,8 +207,7 @@ void Calibrator::derive_silu_sampled(const SiluTap& tap, int64_t n, const BatchS
   if (scan.below != -INFINITY) lo = std::min(lo, silu_fast(scan.below));
   if (scan.above != INFINITY) lo = std::min(lo, silu_fast(scan.above));
   const float hi = std::max(silu_fast(scan.lo), silu_fast(scan.hi));
-  stats_.values.at(tap.silu).add_sample(count, lo, hi, sample.stride, apply(sample.bulk, silu),
-                                        apply(sample.tails, silu));
+  stats_.values.at(tap.silu).add_sample(count, lo, hi, sample.stride, y_bulk, y_tails);
 }
 
 void Calibrator::fill_derived(Stats& s) const {

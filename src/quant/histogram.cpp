@@ -171,24 +171,29 @@ Scan scan_part(const float* x, int64_t n, float pivot, float cut_lo = -INFINITY,
   const __m512 p = _mm512_set1_ps(pivot), cl = _mm512_set1_ps(cut_lo), ch = _mm512_set1_ps(cut_hi);
   __m512 lo0 = _mm512_set1_ps(INFINITY), lo1 = lo0, hi0 = _mm512_set1_ps(-INFINITY), hi1 = hi0;
   __m512 below = hi0, above = lo0;
-  uint32_t nan_seen = 0;  // NaN is rare: counted in a second pass when seen
   for (; i + 32 <= n; i += 32) {
     __m512 a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
     lo0 = _mm512_min_ps(a, lo0);
     hi0 = _mm512_max_ps(a, hi0);
     lo1 = _mm512_min_ps(b, lo1);
     hi1 = _mm512_max_ps(b, hi1);
-    nan_seen |= _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q);
+    // Beyond a cut, or NaN ("not >= cut_lo" holds for NaN): both rare, sorted out in the branch.
     const __mmask16 ta =
-        _mm512_cmp_ps_mask(a, cl, _CMP_LT_OQ) | _mm512_cmp_ps_mask(a, ch, _CMP_GT_OQ);
+        _mm512_cmp_ps_mask(a, cl, _CMP_NGE_UQ) | _mm512_cmp_ps_mask(a, ch, _CMP_GT_OQ);
     const __mmask16 tb =
-        _mm512_cmp_ps_mask(b, cl, _CMP_LT_OQ) | _mm512_cmp_ps_mask(b, ch, _CMP_GT_OQ);
+        _mm512_cmp_ps_mask(b, cl, _CMP_NGE_UQ) | _mm512_cmp_ps_mask(b, ch, _CMP_GT_OQ);
     if (__builtin_expect((ta | tb) != 0, 0)) {
-      alignas(64) float kept[32];
-      _mm512_mask_compressstoreu_ps(kept, ta, a);
-      const int na = __builtin_popcount(ta);
-      _mm512_mask_compressstoreu_ps(kept + na, tb, b);
-      tails->insert(tails->end(), kept, kept + na + __builtin_popcount(tb));
+      const __mmask16 na = _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q),
+                      nb = _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q);
+      s.nan += static_cast<uint64_t>(__builtin_popcount(na) + __builtin_popcount(nb));
+      const __mmask16 ka = ta & ~na, kb = tb & ~nb;
+      if (tails && (ka | kb)) {
+        alignas(64) float kept[32];
+        _mm512_mask_compressstoreu_ps(kept, ka, a);
+        const int ca = __builtin_popcount(ka);
+        _mm512_mask_compressstoreu_ps(kept + ca, kb, b);
+        tails->insert(tails->end(), kept, kept + ca + __builtin_popcount(kb));
+      }
     }
     if constexpr (kPivot) {
       for (__m512 v : {a, b}) {
@@ -197,8 +202,6 @@ Scan scan_part(const float* x, int64_t n, float pivot, float cut_lo = -INFINITY,
       }
     }
   }
-  if (nan_seen)
-    for (int64_t k = 0; k < i; ++k) s.nan += x[k] != x[k];
   s.lo = lane_min(_mm512_min_ps(lo0, lo1));
   s.hi = lane_max(_mm512_max_ps(hi0, hi1));
   if constexpr (kPivot) {
@@ -226,7 +229,7 @@ Scan scan_part(const float* x, int64_t n, float pivot, float cut_lo = -INFINITY,
                       << 8;
     if (__builtin_expect(t != 0, 0))
       for (int k = 0; k < 16; ++k)
-        if (t & (1 << k)) tails->push_back(x[i + k]);
+        if (t & (1 << k)) tails->push_back(x[i + k]);  // t is only set with cuts, and tails
     if constexpr (kPivot) {
       for (__m256 v : {a, b}) {
         below = _mm256_max_ps(_mm256_blendv_ps(ninf, v, _mm256_cmp_ps(v, p, _CMP_LE_OQ)), below);
@@ -254,7 +257,7 @@ Scan scan_part(const float* x, int64_t n, float pivot, float cut_lo = -INFINITY,
     s.lo = v < s.lo ? v : s.lo;
     s.hi = v > s.hi ? v : s.hi;
     s.nan += v != v;
-    if (v < cut_lo || v > cut_hi) tails->push_back(v);
+    if ((v < cut_lo || v > cut_hi) && tails) tails->push_back(v);
     if constexpr (kPivot) {
       if (v <= pivot && v > s.below) s.below = v;
       if (v >= pivot && v < s.above) s.above = v;
@@ -446,14 +449,13 @@ std::pair<float, float> tail_cuts(const float* sample, int64_t m) {
   const int64_t step = std::max<int64_t>(1, m / kProbe);
   const int64_t probes = (m + step - 1) / step;
   const size_t k = static_cast<size_t>(kTailFraction * static_cast<double>(probes));
-  // The k+1 smallest and k+1 largest probes, kept sorted (k is about 10: most probes fail the
-  // first comparison).
+  // The k+1 smallest and k+1 largest finite probes, kept sorted (k is about 4). Which probes are
+  // offered in which order does not change them.
   std::vector<float> low, high;
   low.reserve(k + 2);
   high.reserve(k + 2);
-  for (int64_t i = 0; i < m; i += step) {
-    const float v = sample[i];
-    if (!std::isfinite(v)) continue;
+  auto offer = [&](float v) {
+    if (!std::isfinite(v)) return;
     if (low.size() <= k || v < low.back()) {
       low.insert(std::upper_bound(low.begin(), low.end(), v), v);
       if (low.size() > k + 1) low.pop_back();
@@ -462,7 +464,26 @@ std::pair<float, float> tail_cuts(const float* sample, int64_t m) {
       high.insert(std::upper_bound(high.begin(), high.end(), v, std::greater<float>()), v);
       if (high.size() > k + 1) high.pop_back();
     }
+  };
+  int64_t j = 0;  // probe j is sample[j * step]
+  for (; j < probes && low.size() <= k; ++j) offer(sample[j * step]);
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+  // Most probes fall inside both bounds: test 16 at a time, offer only those outside.
+  if (step * 16 < (int64_t{1} << 31)) {
+    const __m512i lanes =
+        _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                           _mm512_set1_epi32(static_cast<int32_t>(step)));
+    for (; j + 16 <= probes; j += 16) {
+      const __m512 v = _mm512_i32gather_ps(lanes, sample + j * step, 4);
+      const __mmask16 finite = static_cast<__mmask16>(~_mm512_fpclass_ps_mask(v, 0x99));
+      __mmask16 out = finite & (_mm512_cmp_ps_mask(v, _mm512_set1_ps(low.back()), _CMP_LT_OQ) |
+                                _mm512_cmp_ps_mask(v, _mm512_set1_ps(high.back()), _CMP_GT_OQ));
+      for (; out; out &= static_cast<__mmask16>(out - 1))
+        offer(sample[(j + __builtin_ctz(out)) * step]);
+    }
   }
+#endif
+  for (; j < probes; ++j) offer(sample[j * step]);
   if (low.empty()) return {INFINITY, -INFINITY};  // no finite probe: everything is a tail
   return {low.back(), high.back()};
 }
@@ -523,32 +544,37 @@ void Histogram::bin_values(const float* v, int64_t m, uint32_t weight, bool all_
 }
 
 HistogramBatch::HistogramBatch(Histogram& h, const float* x, int64_t n, int max_stride, float pivot,
-                               int threads)
-    : h_(h),
+                               int threads, BatchBuffers* buffers)
+    : buf_(buffers ? *buffers : own_),
+      h_(h),
       x_(x),
       n_(std::max<int64_t>(n, 0)),
       stride_(Histogram::sample_stride(n_, max_stride)),
       pivot_(pivot),
       partials_(static_cast<size_t>(std::max(threads, 1))) {
+  buf_.tails.clear();
+  buf_.part_tails.resize(partials_.size());
+  for (auto& t : buf_.part_tails) t.values.clear();
   if (stride_ == 1 || n_ == 0) return;
   // The sample first: it sets the tail cuts for the pieces.
   const Sampling sampling(n_, stride_);
-  sample_.resize(static_cast<size_t>(sampling.groups * Histogram::kSampleChunk));
+  buf_.sample.resize(static_cast<size_t>(sampling.groups * Histogram::kSampleChunk));
   for (int64_t g = 0; g < sampling.groups; ++g) {
     auto [b, e] = sampling.chunk(g);
-    std::copy(x + b, x + e, sample_.data() + m_);
+    std::copy(x + b, x + e, buf_.sample.data() + m_);
     m_ += e - b;
   }
-  std::tie(cut_lo_, cut_hi_) = tail_cuts(sample_.data(), m_);
+  std::tie(cut_lo_, cut_hi_) = tail_cuts(buf_.sample.data(), m_);
 }
 
 void HistogramBatch::part(const float* values, int64_t count, int thread) {
   Partial& p = partials_.at(static_cast<size_t>(thread));
+  std::vector<float>& tails = buf_.part_tails[static_cast<size_t>(thread)].values;
   for (int64_t b = 0; b < count; b += kParallelMin) {  // keeps scan_part's NaN lanes small
     const float* v = values + b;
     const int64_t len = std::min(kParallelMin, count - b);
-    Scan sc = std::isnan(pivot_) ? scan_part<false>(v, len, 0.0f, cut_lo_, cut_hi_, &p.tails)
-                                 : scan_part<true>(v, len, pivot_, cut_lo_, cut_hi_, &p.tails);
+    Scan sc = std::isnan(pivot_) ? scan_part<false>(v, len, 0.0f, cut_lo_, cut_hi_, &tails)
+                                 : scan_part<true>(v, len, pivot_, cut_lo_, cut_hi_, &tails);
     p.lo = std::min(p.lo, sc.lo);
     p.hi = std::max(p.hi, sc.hi);
     p.below = std::max(p.below, sc.below);
@@ -566,8 +592,9 @@ BatchScan HistogramBatch::close() {
     below = std::max(below, p.below);
     above = std::min(above, p.above);
     nan += p.nan;
-    tails_.insert(tails_.end(), p.tails.begin(), p.tails.end());
   }
+  for (const auto& t : buf_.part_tails)
+    buf_.tails.insert(buf_.tails.end(), t.values.begin(), t.values.end());
   partials_.clear();
   if (n_ == 0) return scan_;
   uint64_t inf = 0;
@@ -590,7 +617,11 @@ BatchScan HistogramBatch::close() {
 }
 
 void HistogramBatch::bin(BatchSample* keep) {
-  if (keep) *keep = BatchSample();
+  if (keep) {
+    keep->stride = 1;
+    keep->bulk.clear();
+    keep->tails.clear();
+  }
   if (n_ == 0 || !h_.take_batch(scan_.finite, scan_.nan, scan_.inf, lo_, hi_)) return;
   if (stride_ == 1) {
     h_.bin_values(x_, n_, 1, scan_.nan + scan_.inf == 0);
@@ -598,17 +629,17 @@ void HistogramBatch::bin(BatchSample* keep) {
   }
   // Tails exactly (weight 1), the sample's values within the cuts for the rest (weight stride).
   h_.sampled_ = true;
-  h_.bin_values(tails_.data(), static_cast<int64_t>(tails_.size()), 1, scan_.inf == 0);
-  float* sample = sample_.data();
+  h_.bin_values(buf_.tails.data(), static_cast<int64_t>(buf_.tails.size()), 1, scan_.inf == 0);
+  float* sample = buf_.sample.data();
   const int64_t kept = within(sample, m_, cut_lo_, cut_hi_, sample);
   h_.bin_values(sample, kept, static_cast<uint32_t>(stride_), true);
   if (keep) {
     keep->stride = stride_;
     keep->cut_lo = cut_lo_;
     keep->cut_hi = cut_hi_;
-    sample_.resize(static_cast<size_t>(kept));
-    keep->bulk.swap(sample_);  // the batch is done with it
-    keep->tails = std::move(tails_);
+    buf_.sample.resize(static_cast<size_t>(kept));
+    keep->bulk.swap(buf_.sample);  // the batch is done with them
+    keep->tails.swap(buf_.tails);
   }
 }
 

@@ -49,6 +49,16 @@ struct BatchSample {
   std::vector<float> bulk, tails;
 };
 
+// Buffers a HistogramBatch works in. A caller that adds batch after batch of one value can keep
+// them (and the BatchSample it asks for) between batches, so no batch allocates.
+struct BatchBuffers {
+  struct alignas(64) ThreadTails {  // a cache line each: threads append at once
+    std::vector<float> values;
+  };
+  std::vector<float> sample, tails;
+  std::vector<ThreadTails> part_tails;  // per thread
+};
+
 class HistogramBatch;
 
 class Histogram {
@@ -143,7 +153,8 @@ class Histogram {
 // the histogram is only touched by bin(). Histogram::add is this with the pieces read in parallel.
 class HistogramBatch {
  public:
-  HistogramBatch(Histogram& h, const float* x, int64_t n, int max_stride, float pivot, int threads);
+  HistogramBatch(Histogram& h, const float* x, int64_t n, int max_stride, float pivot, int threads,
+                 BatchBuffers* buffers = nullptr);
   void part(const float* values, int64_t count, int thread);
   // Once, after every part(), while the values exist: what the batch held.
   BatchScan close();
@@ -156,19 +167,18 @@ class HistogramBatch {
   struct alignas(64) Partial {
     float lo = INFINITY, hi = -INFINITY, below = -INFINITY, above = INFINITY;
     uint64_t nan = 0;
-    std::vector<float> tails;
   };
+  BatchBuffers own_;
+  BatchBuffers& buf_;
   Histogram& h_;
   const float* x_;
   int64_t n_, stride_;
   float pivot_;
-  std::vector<float> sample_;
   int64_t m_ = 0;
   float cut_lo_ = -INFINITY, cut_hi_ = INFINITY;
   std::vector<Partial> partials_;
   BatchScan scan_;
   float lo_ = INFINITY, hi_ = -INFINITY;  // of the values seen, Inf included
-  std::vector<float> tails_;
 };
 
 }  // namespace edgeq
