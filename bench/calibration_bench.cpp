@@ -1,10 +1,12 @@
 // Google Benchmark target: what calibration costs on top of a forward pass.
 //   BM_CalibrateImage   one Calibrator::add (forward + statistics of every float value)
+//   BM_CalibrateOverForward  a forward pass and Calibrator::add alternating in one process
 //   BM_ForwardObserved  the same forward with a no-op hook on every value (no statistics)
 //   BM_HistogramAdd     Histogram::add on n Gaussian-like values, every value or sampled
 // Compare BM_CalibrateImage with BM_Model/2 (model_bench.cpp) for the calibration overhead.
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <vector>
 
 #include "bench_util.h"
@@ -32,6 +34,38 @@ BENCHMARK(BM_CalibrateImage)
     ->Args({2, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+// Forward pass and Calibrator::add alternating image by image in one process, so that both see
+// the same machine (a busy 2-core machine drifts by 10% between runs). Counters: the mean of each
+// (ms) and calibrate / forward. The wall time per iteration is the two together.
+void BM_CalibrateOverForward(benchmark::State& state) {
+  edgeq::Graph g;
+  if (!edgeq::bench::load_bench_model(state, g)) return;
+  edgeq::CalibratorOptions opt;
+  opt.executor.threads = static_cast<int>(state.range(0));
+  edgeq::Tensor x = edgeq::bench::test_image(g.inputs.at(0));
+  const std::string name = g.inputs[0].name;
+  edgeq::Executor ex(g, opt.executor);
+  edgeq::Calibrator cal(std::move(g), "", "", opt);
+  ex.run({{name, x}});
+  cal.add({{name, x}});
+  double forward_s = 0, calibrate_s = 0;
+  for (auto _ : state) {
+    auto t0 = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(ex.run({{name, x}}));
+    auto t1 = std::chrono::steady_clock::now();
+    cal.add({{name, x}});
+    auto t2 = std::chrono::steady_clock::now();
+    forward_s += std::chrono::duration<double>(t1 - t0).count();
+    calibrate_s += std::chrono::duration<double>(t2 - t1).count();
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["forward_ms"] = 1e3 * forward_s / n;
+  state.counters["calibrate_ms"] = 1e3 * calibrate_s / n;
+  state.counters["ratio"] = calibrate_s / forward_s;
+}
+// Arg: threads.
+BENCHMARK(BM_CalibrateOverForward)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_ForwardObserved(benchmark::State& state) {
   edgeq::Graph g;

@@ -26,14 +26,14 @@ const std::set<std::string> kSameValues = {"Reshape",   "Flatten",  "Squeeze",
 class Calibrator::ValueStream : public StreamObserver {
  public:
   ValueStream(Calibrator& cal, std::string value, const SiluTap* tap)
-      : cal_(cal), value_(std::move(value)), tap_(tap) {}
+      : cal_(cal), value_(std::move(value)), tap_(tap), hist_(cal.stats_.values[value_]) {}
   void begin(const Tensor& t) override {
     EDGEQ_CHECK(t.dtype() == DType::kFloat32, "statistics of '", value_, "': value is ",
                 dtype_name(t.dtype()), ", only float32 values are observed");
     x_ = t.data<float>();
     n_ = t.numel();
-    batch_.emplace(cal_.stats_.values[value_], x_, n_, cal_.stats_.histogram_stride,
-                   tap_ ? kSiluArgMin : NAN, omp_get_max_threads(), &buffers_);
+    batch_.emplace(hist_, x_, n_, cal_.stats_.histogram_stride, tap_ ? kSiluArgMin : NAN,
+                   omp_get_max_threads(), &buffers_);
   }
   void part(const float* values, int64_t n, int thread) override {
     batch_->part(values, n, thread);
@@ -61,6 +61,7 @@ class Calibrator::ValueStream : public StreamObserver {
   Calibrator& cal_;
   std::string value_;
   const SiluTap* tap_;
+  Histogram& hist_;  // map entries stay put
   const float* x_ = nullptr;
   int64_t n_ = 0;
   std::optional<HistogramBatch> batch_;
@@ -125,7 +126,6 @@ Calibrator::Calibrator(Graph graph, std::string model_sha256, std::string prepro
     }
     observed_.push_back(v);
     // Every histogram exists before the first run: deferred binning only looks them up.
-    stats_.values[v];
     auto tap = taps_.find(v);
     if (tap != taps_.end())
       for (const std::string* out : {&tap->second.sigmoid, &tap->second.silu})
@@ -140,6 +140,7 @@ Calibrator::Calibrator(Graph graph, std::string model_sha256, std::string prepro
 Calibrator::~Calibrator() = default;
 
 void Calibrator::add(const std::map<std::string, Tensor>& inputs) {
+  EDGEQ_CHECK(!taken_, "calibrator: add() after take()");
   pending_.clear();
   executor_.run(inputs);
   // The sampled batches, one value per thread at a time (each touches only its own histograms).
@@ -228,6 +229,7 @@ Stats Calibrator::stats() const {
 
 Stats Calibrator::take() {
   if (stats_.images > 0) fill_derived(stats_);
+  taken_ = true;
   return std::move(stats_);
 }
 

@@ -41,6 +41,7 @@ class Calibrator {
   void add(const std::map<std::string, Tensor>& inputs);
   // Statistics so far, derived values filled in.
   Stats stats() const;
+  // The statistics, moved out: the calibrator takes no more images afterwards.
   Stats take();
   // Values read (through hooks or streams) / derived from others (execution order).
   const std::vector<std::string>& observed() const { return observed_; }
@@ -65,6 +66,7 @@ class Calibrator {
   std::vector<std::unique_ptr<ValueStream>> streams_;
   std::vector<ValueStream*> pending_;  // sampled batches of this forward pass, to bin
   int threads_ = 1;
+  bool taken_ = false;
 };
 
 }  // namespace edgeq
