@@ -44,8 +44,8 @@ for (let r = 1; r <= rounds; ++r) {
   const total = k.image_wait_ms_per_image + k.forward_statistics_ms_per_image;
   ratios.push(total / f);
   console.log(`round ${r}: FP32 forward mean ${f.toFixed(2)} ms | calibrate ${total.toFixed(2)} ms/image ` +
-              `(waiting for images ${k.image_wait_ms_per_image.toFixed(2)}, forward + statistics ` +
-              `${k.forward_statistics_ms_per_image.toFixed(2)}) | ratio ${(total / f).toFixed(3)}`);
+              `(reading outside the passes ${k.image_wait_ms_per_image.toFixed(2)}, forward + statistics + ` +
+              `next image ${k.forward_statistics_ms_per_image.toFixed(2)}) | ratio ${(total / f).toFixed(3)}`);
 }
 console.log(`ratio calibrate / forward: median ${med(ratios).toFixed(3)} over ${rounds} rounds ` +
             `(min ${Math.min(...ratios).toFixed(3)}, max ${Math.max(...ratios).toFixed(3)})`);

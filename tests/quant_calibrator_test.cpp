@@ -9,6 +9,7 @@
 #include <random>
 #include <set>
 
+#include "core/error.h"
 #include "graph_builders.h"
 #include "ir/onnx_io.h"
 #include "quant/calibrator.h"
@@ -132,6 +133,27 @@ TEST(Calibrator, ReadStatisticsEqualObservingEachValueWhole) {
       EXPECT_TRUE(cal.at(name) == h) << name << " stride " << stride;
       EXPECT_EQ(cal.at(name).sampled(), stride > 1) << name;
     }
+  }
+}
+
+// add()'s `alongside` task (calibrate reads its next image there) runs once per image, with or
+// without sampled values to bin, and leaves the statistics as they are without it.
+TEST(Calibrator, AlongsideTaskRunsOncePerImageAndChangesNothing) {
+  Graph g = silu_split_concat();
+  for (int stride : {1, 64}) {
+    CalibratorOptions opt;
+    opt.histogram_stride = stride;
+    Calibrator plain(g, "test", "random", opt), with(g, "test", "random", opt);
+    int runs = 0;
+    for (const Tensor& x : inputs(3)) {
+      plain.add({{"x", x}});
+      with.add({{"x", x}}, [&] { ++runs; });
+    }
+    EXPECT_EQ(runs, 3) << stride;
+    Stats a = plain.take(), b = with.take();
+    ASSERT_EQ(a.values.size(), b.values.size());
+    for (const auto& [name, h] : a.values) EXPECT_TRUE(b.at(name) == h) << name << " " << stride;
+    EXPECT_THROW(with.add({{"x", inputs(1)[0]}}), Error);  // taken: no more images
   }
 }
 

@@ -1,11 +1,7 @@
 // edgeq calibrate: run a model in FP32 over a deterministic sample of images (letterboxed as
 // `infer --image` does) and write per-value statistics for `edgeq quantize`.
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <chrono>
-#include <future>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <opencv2/core.hpp>
@@ -63,35 +59,43 @@ void run_calibrate(const CalibrateArgs& a) {
   const std::string input_name = in.name;
   Calibrator cal(std::move(g), sha256_hex(bytes), letterbox_preprocessing(h, w), opt);
   Progress progress("calibrate", mine.size());
-  // The next image is read and letterboxed on another thread while the model runs on this one.
-  // It runs at low priority and with OpenCV on one thread, so that it takes the cores only when
-  // the model's threads leave them idle.
+  // The next image is read and letterboxed on one thread while the others bin the statistics of
+  // the image just run (Calibrator::add's `alongside`). A reader thread running beside the
+  // forward pass instead would preempt one of its threads and stall the others at the next
+  // barrier: measured on 2 cores, that cost twice the reading time. OpenCV runs single-threaded.
   cv::setNumThreads(0);
-  auto load = [&](size_t i) {
-    return std::async(std::launch::async, [&, i] {
-      setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
-      return preprocess_image(read_image(mine[i].path), h, w, nullptr);
-    });
+  struct Loaded {
+    Tensor x;
+    std::string error;  // unreadable image
   };
-  std::future<Tensor> next = load(0);
-  double t_wait = 0, t_run = 0;
+  auto load = [&](size_t i) {
+    Loaded l;
+    try {
+      l.x = preprocess_image(read_image(mine[i].path), h, w, nullptr);
+    } catch (const Error& e) {
+      l.error = e.what();
+    }
+    return l;
+  };
+  auto t0 = std::chrono::steady_clock::now();
+  Loaded next = load(0);
+  double t_wait = seconds_since(t0), t_run = 0;
   size_t used = 0, unreadable = 0;
   for (size_t i = 0; i < mine.size(); ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    Tensor x;
-    try {
-      x = next.get();
-    } catch (const Error& e) {
+    Loaded cur = std::move(next);
+    std::function<void()> read_next;
+    if (i + 1 < mine.size()) read_next = [&] { next = load(i + 1); };
+    if (!cur.error.empty()) {
       if (unreadable++ == 0) progress.finish();
-      std::cerr << "skipping unreadable image: " << e.what() << "\n";
+      std::cerr << "skipping unreadable image: " << cur.error << "\n";
       progress.step();
-      if (i + 1 < mine.size()) next = load(i + 1);
+      t0 = std::chrono::steady_clock::now();
+      if (read_next) read_next();
+      t_wait += seconds_since(t0);
       continue;
     }
-    if (i + 1 < mine.size()) next = load(i + 1);
-    t_wait += seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
-    cal.add({{input_name, x}});
+    cal.add({{input_name, cur.x}}, read_next);
     t_run += seconds_since(t0);
     ++used;
     progress.step();
@@ -104,7 +108,8 @@ void run_calibrate(const CalibrateArgs& a) {
   save_stats(stats, a.out);
   std::printf(
       "calibrated %zu images (shard %s of %zu sampled, seed %llu) in %s: %.1f ms/image "
-      "(waiting for read + letterbox %.1f, forward + statistics %.1f)\n",
+      "(reading outside the forward passes %.1f, forward + statistics + reading the next image "
+      "%.1f)\n",
       used, a.shard.c_str(), sample.size(), static_cast<unsigned long long>(a.seed),
       format_duration(progress.elapsed_s()).c_str(), 1e3 * (t_wait + t_run) / used,
       1e3 * t_wait / used, 1e3 * t_run / used);

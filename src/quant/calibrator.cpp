@@ -139,17 +139,22 @@ Calibrator::Calibrator(Graph graph, std::string model_sha256, std::string prepro
 
 Calibrator::~Calibrator() = default;
 
-void Calibrator::add(const std::map<std::string, Tensor>& inputs) {
+void Calibrator::add(const std::map<std::string, Tensor>& inputs,
+                     const std::function<void()>& alongside) {
   EDGEQ_CHECK(!taken_, "calibrator: add() after take()");
   pending_.clear();
   executor_.run(inputs);
-  // The sampled batches, one value per thread at a time (each touches only its own histograms).
+  // The sampled batches, one value per thread at a time (each touches only its own histograms);
+  // task -1, the caller's, is taken first.
   const int64_t n = static_cast<int64_t>(pending_.size());
   std::exception_ptr error;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads_)
-  for (int64_t i = 0; i < n; ++i) {
+  for (int64_t i = alongside ? -1 : 0; i < n; ++i) {
     try {
-      pending_[static_cast<size_t>(i)]->finish();
+      if (i < 0)
+        alongside();
+      else
+        pending_[static_cast<size_t>(i)]->finish();
     } catch (...) {
 #pragma omp critical(edgeq_calibrator_error)
       if (!error) error = std::current_exception();

@@ -10,6 +10,7 @@
 // max from t's scan, since sigmoid rises and SiLU falls then rises; bins from the function applied
 // to t's sample and tails (BatchSample). The Sigmoid output is never materialized.
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -37,8 +38,12 @@ class Calibrator {
   Calibrator(Graph graph, std::string model_sha256, std::string preprocessing,
              CalibratorOptions opt = {});
   ~Calibrator();
-  // One forward pass; counts one image per call.
-  void add(const std::map<std::string, Tensor>& inputs);
+  // One forward pass; counts one image per call. `alongside`, when given, runs on one thread
+  // while the others bin this pass's sampled statistics: calibrate reads its next image there,
+  // so that reading never preempts a thread of the forward pass (on a machine whose cores the
+  // pass uses, that stalls the pass's other threads too). It must not throw.
+  void add(const std::map<std::string, Tensor>& inputs,
+           const std::function<void()>& alongside = nullptr);
   // Statistics so far, derived values filled in.
   Stats stats() const;
   // The statistics, moved out: the calibrator takes no more images afterwards.
