@@ -212,6 +212,32 @@ TEST(QuantHistogram, NonFiniteValuesInLargeBatchesAreCountedApart) {
   }
 }
 
+// A sampled batch takes its min / max from the values beyond its tail cuts, or else from the cuts
+// (values of the batch). Clipped values tie at both ends, so no value lies beyond either cut:
+// min and max must still be exact, as in a batch binned whole.
+TEST(QuantHistogram, SampledBatchWithTiedExtremesKeepsExactMinMax) {
+  const int64_t n = 1 << 18;
+  std::vector<float> v(n);
+  std::mt19937 rng(9);
+  std::normal_distribution<float> g(0.f, 1.f);
+  for (float& x : v) x = std::clamp(g(rng), -1.5f, 1.25f);  // about 7% and 11% at the ends
+  v[77] = -1.5f;
+  Histogram sampled, whole;
+  sampled.add(v.data(), n, 64);
+  whole.add(v.data(), n, 1);
+  EXPECT_TRUE(sampled.sampled());
+  EXPECT_EQ(sampled.min(), -1.5f);
+  EXPECT_EQ(sampled.max(), 1.25f);
+  EXPECT_EQ(sampled.count(), whole.count());
+  EXPECT_EQ(sampled.bins().size(), whole.bins().size());
+  // One value beyond: it is the maximum.
+  v[1000] = 2.0f;
+  Histogram one;
+  one.add(v.data(), n, 64);
+  EXPECT_EQ(one.max(), 2.0f);
+  EXPECT_EQ(one.min(), -1.5f);
+}
+
 TEST(QuantHistogram, ConstantValue) {
   std::vector<float> v(100, 3.0f);
   Histogram h;

@@ -162,7 +162,9 @@ int64_t within(const float* v, int64_t m, float lo, float hi, float* out) {
   return k;
 }
 
-template <bool kPivot>
+// kMinMax false: lo / hi are not needed (a sampled batch takes them from its tails, see close());
+// the AVX-512 loop then skips them.
+template <bool kPivot, bool kMinMax = true>
 Scan scan_part(const float* x, int64_t n, float pivot, float cut_lo = -INFINITY,
                float cut_hi = INFINITY, std::vector<float>* tails = nullptr) {
   Scan s;
@@ -173,10 +175,12 @@ Scan scan_part(const float* x, int64_t n, float pivot, float cut_lo = -INFINITY,
   __m512 below = hi0, above = lo0;
   for (; i + 32 <= n; i += 32) {
     __m512 a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
-    lo0 = _mm512_min_ps(a, lo0);
-    hi0 = _mm512_max_ps(a, hi0);
-    lo1 = _mm512_min_ps(b, lo1);
-    hi1 = _mm512_max_ps(b, hi1);
+    if constexpr (kMinMax) {
+      lo0 = _mm512_min_ps(a, lo0);
+      hi0 = _mm512_max_ps(a, hi0);
+      lo1 = _mm512_min_ps(b, lo1);
+      hi1 = _mm512_max_ps(b, hi1);
+    }
     // Beyond a cut, or NaN ("not >= cut_lo" holds for NaN): both rare, sorted out in the branch.
     const __mmask16 ta =
         _mm512_cmp_ps_mask(a, cl, _CMP_NGE_UQ) | _mm512_cmp_ps_mask(a, ch, _CMP_GT_OQ);
@@ -573,8 +577,12 @@ void HistogramBatch::part(const float* values, int64_t count, int thread) {
   for (int64_t b = 0; b < count; b += kParallelMin) {  // keeps scan_part's NaN lanes small
     const float* v = values + b;
     const int64_t len = std::min(kParallelMin, count - b);
-    Scan sc = std::isnan(pivot_) ? scan_part<false>(v, len, 0.0f, cut_lo_, cut_hi_, &tails)
-                                 : scan_part<true>(v, len, pivot_, cut_lo_, cut_hi_, &tails);
+    const bool pivot = !std::isnan(pivot_);
+    Scan sc = stride_ > 1
+                  ? (pivot ? scan_part<true, false>(v, len, pivot_, cut_lo_, cut_hi_, &tails)
+                           : scan_part<false, false>(v, len, 0.0f, cut_lo_, cut_hi_, &tails))
+                  : (pivot ? scan_part<true>(v, len, pivot_, cut_lo_, cut_hi_, &tails)
+                           : scan_part<false>(v, len, 0.0f, cut_lo_, cut_hi_, &tails));
     p.lo = std::min(p.lo, sc.lo);
     p.hi = std::max(p.hi, sc.hi);
     p.below = std::max(p.below, sc.below);
@@ -598,7 +606,22 @@ BatchScan HistogramBatch::close() {
   partials_.clear();
   if (n_ == 0) return scan_;
   uint64_t inf = 0;
-  if (std::isinf(lo_) || std::isinf(hi_)) {
+  if (stride_ > 1) {
+    // The pieces' scans skipped min / max. Every value beyond a cut is among the tails (+-Inf
+    // included), and the cuts are values of the batch (sample values), so the finite extremes
+    // are the tails' beyond the cuts, or else the cuts themselves.
+    float lo = INFINITY, hi = -INFINITY;
+    for (float v : buf_.tails) {
+      if (std::isinf(v)) {
+        ++inf;
+      } else {
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+      }
+    }
+    lo_ = lo < cut_lo_ ? lo : cut_lo_;
+    hi_ = hi > cut_hi_ ? hi : cut_hi_;
+  } else if (std::isinf(lo_) || std::isinf(hi_)) {
     InfPass p = inf_pass(x_, n_);
     lo_ = p.lo;
     hi_ = p.hi;
