@@ -7,6 +7,7 @@
 #include <cmath>
 #include <random>
 
+#include "graph_builders.h"
 #include "runtime/memory_plan.h"
 
 namespace edgeq {
@@ -188,6 +189,52 @@ TEST(Executor, StreamObserverSeesEveryElementOnceAndChangesNothing) {
   std::vector<std::string> ops;
   for (const StepTime& st : ex.profile()) ops.push_back(st.op);
   EXPECT_EQ(std::count(ops.begin(), ops.end(), "Mul"), 0);  // still one SiLU pass
+}
+
+// Values a Concat reads are streamed while it copies them (each input once, even in NHWC where
+// its rows interleave in the output); a value the Concat reads twice is still seen once.
+TEST(Executor, StreamObserverOnConcatInputsSeesEveryElementOnce) {
+  Graph g;
+  g.inputs = {{"a", DType::kFloat32, {1, 4, 9, 11}}, {"b", DType::kFloat32, {1, 3, 9, 11}}};
+  g.outputs = {{"c", DType::kFloat32, {1, 7, 9, 11}}, {"d", DType::kFloat32, {1, 6, 9, 11}}};
+  Tensor w(DType::kFloat32, {4, 4, 1, 1});
+  std::mt19937 rng(11);
+  std::normal_distribution<float> nd(0.f, 1.f);
+  for (int64_t i = 0; i < w.numel(); ++i) w.data<float>()[i] = nd(rng);
+  g.initializers["w"] = w;
+  g.nodes.push_back(test::node("conv", "Conv", {"a", "w"}, {"ra"}));  // NHWC when chosen
+  g.nodes.push_back(test::node("neg", "Neg", {"b"}, {"nb"}));
+  Node cat = test::node("cat", "Concat", {"ra", "nb"}, {"c"});
+  cat.attrs["axis"] = test::int_attr(1);
+  g.nodes.push_back(cat);
+  g.nodes.push_back(test::node("abs", "Abs", {"b"}, {"ab"}));
+  Node twice = test::node("twice", "Concat", {"ab", "ab"}, {"d"});
+  twice.attrs["axis"] = test::int_attr(1);
+  g.nodes.push_back(twice);
+  Tensor a(DType::kFloat32, {1, 4, 9, 11}), b(DType::kFloat32, {1, 3, 9, 11});
+  for (Tensor* t : {&a, &b})
+    for (int64_t i = 0; i < t->numel(); ++i) t->data<float>()[i] = nd(rng);
+  auto ref = Executor(g).run({{"a", a}, {"b", b}});
+  CountingStream ra_stream, nb_stream, ab_stream;
+  Executor ex(g);
+  ex.add_stream_observer("ra", &ra_stream);
+  ex.add_stream_observer("nb", &nb_stream);
+  ex.add_stream_observer("ab", &ab_stream);
+  for (int run = 1; run <= 2; ++run) {
+    auto out = ex.run({{"a", a}, {"b", b}});
+    for (const char* v : {"c", "d"})
+      for (int64_t i = 0; i < out.at(v).numel(); ++i)
+        ASSERT_EQ(out.at(v).data<float>()[i], ref.at(v).data<float>()[i]) << v << " " << i;
+    for (CountingStream* s : {&ra_stream, &nb_stream, &ab_stream}) {
+      EXPECT_EQ(s->begins, run);
+      EXPECT_EQ(s->ends, run);
+      EXPECT_EQ(s->seen, s->n);
+      EXPECT_NEAR(s->sum, s->expected_sum, 1e-3);
+    }
+    EXPECT_EQ(ra_stream.n, 4 * 9 * 11);
+    EXPECT_EQ(nb_stream.n, 3 * 9 * 11);
+    EXPECT_EQ(ab_stream.n, 3 * 9 * 11);
+  }
 }
 
 TEST(Executor, WatchAllSeesEveryActivationOnceAndStoredViewHasSameValues) {

@@ -47,7 +47,7 @@ struct Step {
     StreamObserver* observer;
     int slot;  // the streamed value's stored slot
   };
-  std::vector<StreamCall> streams_during;  // fed by this step's kernel as it reads input 0
+  std::vector<StreamCall> streams_during;  // fed by this step's kernel as it reads them
   std::vector<StreamCall> streams_after;   // fed here after the step (no kernel could)
 };
 
@@ -251,16 +251,17 @@ void Executor::prepare() {
                   ": output shape changed between planning passes");
       s.out_slots.push_back(new_slot(v, layout));
     }
-    // A streamed input read as stored by a kernel that can pass it on.
-    if (!node.inputs.empty() && s.in_slots[0] >= 0) {
-      auto st = pending_streams.find(node.inputs[0]);
-      if (st != pending_streams.end() && st->second.slot == s.in_slots[0]) {
-        StreamObserver* obs = st->second.observer;
-        if (s.kernel->observe_input(
-                [obs](const float* v, int64_t n) { obs->part(v, n, omp_get_thread_num()); })) {
-          s.streams_during.push_back({obs, st->second.slot});
-          pending_streams.erase(st);
-        }
+    // Streamed inputs read as stored by a kernel that can pass them on (a value the node reads
+    // twice is passed on from its first use only: the stream is no longer pending).
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (s.in_slots[i] < 0) continue;
+      auto st = pending_streams.find(node.inputs[i]);
+      if (st == pending_streams.end() || st->second.slot != s.in_slots[i]) continue;
+      StreamObserver* obs = st->second.observer;
+      if (s.kernel->observe_input(
+              i, [obs](const float* v, int64_t n) { obs->part(v, n, omp_get_thread_num()); })) {
+        s.streams_during.push_back({obs, st->second.slot});
+        pending_streams.erase(st);
       }
     }
     std::vector<std::string> produced = node.outputs;

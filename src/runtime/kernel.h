@@ -59,11 +59,11 @@ class Kernel {
   // Computes outputs from inputs. Output tensors are preallocated with the shapes and dtypes
   // in `outputs`; input pointers for omitted optional inputs are nullptr.
   virtual void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) = 0;
-  // Asks the kernel to pass every element of its float input 0, as stored, to `fn` exactly once
-  // per run, in pieces while they are in cache (fn(piece, count); from the threads that compute,
-  // so fn must be thread-safe). False when the kernel cannot (the default).
+  // Asks the kernel to pass every element of its float input `input`, as stored, to `fn` exactly
+  // once per run, in pieces while they are in cache (fn(piece, count); from the threads that
+  // compute, so fn must be thread-safe). False when the kernel cannot (the default).
   using InputObserver = std::function<void(const float*, int64_t)>;
-  virtual bool observe_input(InputObserver fn) { return false; }
+  virtual bool observe_input(size_t input, InputObserver fn) { return false; }
 
   // Filled by the constructor: dtype and shape of each output.
   std::vector<ValueDesc> outputs;

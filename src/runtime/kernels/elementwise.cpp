@@ -86,9 +86,10 @@ class UnaryKernel : public Kernel {
     }
     fail("unary kernel: unexpected input type ", dtype_name(x.dtype()));
   }
-  bool observe_input(InputObserver fn) override {
-    if (float_input_) observer_ = std::move(fn);
-    return float_input_;
+  bool observe_input(size_t input, InputObserver fn) override {
+    if (input != 0 || !float_input_) return false;
+    observer_ = std::move(fn);
+    return true;
   }
 
  private:

@@ -59,6 +59,8 @@ class ConcatKernel : public Kernel {
       out[axis_] += d.shape[axis_];
     }
     outputs.push_back({first.dtype, out, nullptr});
+    float_ = first.dtype == DType::kFloat32;
+    observers_.resize(init.inputs.size());
   }
 
   void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
@@ -77,19 +79,42 @@ class ConcatKernel : public Kernel {
     }
     char* dst = bytes_of(y);
     const size_t n_in = in.size();
+    // Blocks of rows; with observers, each input's part of a block is handed over right after
+    // it is copied, while in cache (an input's rows of a block are contiguous in it).
+    const int64_t block =
+        observed_ ? std::max<int64_t>(1, kObservedBlockBytes / std::max<int64_t>(out_row, 1)) : 1;
+    const int64_t blocks = (outer + block - 1) / block;
 #pragma omp parallel for if (outer * out_row > kParallelNumel * 4)
-    for (int64_t o = 0; o < outer; ++o) {
-      char* d = dst + o * out_row;
-      for (size_t i = 0; i < n_in; ++i) {
-        std::memcpy(d, srcs[i] + o * rows[i], rows[i]);
-        d += rows[i];
+    for (int64_t bk = 0; bk < blocks; ++bk) {
+      const int64_t o0 = bk * block, o1 = std::min(outer, o0 + block);
+      for (int64_t o = o0; o < o1; ++o) {
+        char* d = dst + o * out_row;
+        for (size_t i = 0; i < n_in; ++i) {
+          std::memcpy(d, srcs[i] + o * rows[i], rows[i]);
+          d += rows[i];
+        }
       }
+      if (observed_)
+        for (size_t i = 0; i < n_in; ++i)
+          if (observers_[i])
+            observers_[i](reinterpret_cast<const float*>(srcs[i] + o0 * rows[i]),
+                          (o1 - o0) * rows[i] / static_cast<int64_t>(sizeof(float)));
     }
   }
 
+  bool observe_input(size_t input, InputObserver fn) override {
+    if (input >= observers_.size() || !float_) return false;
+    observers_[input] = std::move(fn);
+    observed_ = true;
+    return true;
+  }
+
  private:
+  static constexpr int64_t kObservedBlockBytes = 32 * 1024;
   Layout layout_;
   int64_t rank_ = 0, axis_ = 0;
+  bool float_ = false, observed_ = false;
+  std::vector<InputObserver> observers_;  // per input
 };
 
 // ---- Split -------------------------------------------------------------------------------
