@@ -1,5 +1,7 @@
 // Calibrator: runs a model in FP32 and streams float activations (graph inputs included) into
-// Stats through executor hooks, so no intermediate tensor outlives its step.
+// Stats through executor stream observers (each value read once: while a SiLU pass or a Concat
+// reads it, else right after its step), so no intermediate tensor outlives its step. Large values
+// keep a sample and their tails, binned after the forward pass, values in parallel.
 //
 // Values that only move other values keep their statistics without being read: the output of
 // Reshape / Flatten / Squeeze / Unsqueeze / Identity / Transpose holds the same values as its
