@@ -398,6 +398,20 @@ TEST(QuantStats, ShardedStatsMergedEqualOnePassAndRoundTrip) {
   }
 }
 
+namespace {
+
+// merge_stats(a, b) throws an Error whose message holds `text`.
+void expect_merge_error(const Stats& a, const Stats& b, const std::string& text) {
+  try {
+    merge_stats(a, b);
+    FAIL() << "expected an error naming " << text;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+
 TEST(QuantStats, MergeRefusesOtherModelsAndValueSets) {
   Stats a, b;
   a.model_sha256 = sha256_hex("model a");
@@ -405,28 +419,13 @@ TEST(QuantStats, MergeRefusesOtherModelsAndValueSets) {
   float x = 1.0f;
   a.values["v"].add(&x, 1);
   b.values["v"].add(&x, 1);
-  try {
-    merge_stats(a, b);
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("different models"), std::string::npos);
-  }
+  expect_merge_error(a, b, "different models");
   b.model_sha256 = a.model_sha256;
   b.values["w"].add(&x, 1);
-  try {
-    merge_stats(a, b);
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("'w'"), std::string::npos);
-  }
+  expect_merge_error(a, b, "'w'");
   b.values.erase("w");
   b.histogram_stride = 64;  // sampled one way and binned whole the other
-  try {
-    merge_stats(a, b);
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("histogram sampling"), std::string::npos);
-  }
+  expect_merge_error(a, b, "histogram sampling");
   b.histogram_stride = a.histogram_stride;
   b.preprocessing = "other";
   EXPECT_THROW(merge_stats(a, b), Error);

@@ -127,20 +127,15 @@ std::array<T, 16> lanes(V v) {
   std::memcpy(a.data(), &v, sizeof(a));
   return a;
 }
-float lane_min(__m512 v) {
-  auto a = lanes<float>(v);
+// T is the lane type: float for __m512, int32_t for __m512i.
+template <typename T, typename V>
+T lane_min(V v) {
+  auto a = lanes<T>(v);
   return *std::min_element(a.begin(), a.end());
 }
-float lane_max(__m512 v) {
-  auto a = lanes<float>(v);
-  return *std::max_element(a.begin(), a.end());
-}
-int32_t lane_min(__m512i v) {
-  auto a = lanes<int32_t>(v);
-  return *std::min_element(a.begin(), a.end());
-}
-int32_t lane_max(__m512i v) {
-  auto a = lanes<int32_t>(v);
+template <typename T, typename V>
+T lane_max(V v) {
+  auto a = lanes<T>(v);
   return *std::max_element(a.begin(), a.end());
 }
 #endif
@@ -206,11 +201,11 @@ Scan scan_part(const float* x, int64_t n, float pivot, float cut_lo = -INFINITY,
       }
     }
   }
-  s.lo = lane_min(_mm512_min_ps(lo0, lo1));
-  s.hi = lane_max(_mm512_max_ps(hi0, hi1));
+  s.lo = lane_min<float>(_mm512_min_ps(lo0, lo1));
+  s.hi = lane_max<float>(_mm512_max_ps(hi0, hi1));
   if constexpr (kPivot) {
-    s.below = lane_max(below);
-    s.above = lane_min(above);
+    s.below = lane_max<float>(below);
+    s.above = lane_min<float>(above);
   }
 #elif defined(__AVX2__)
   const __m256 p = _mm256_set1_ps(pivot), pinf = _mm256_set1_ps(INFINITY),
@@ -369,8 +364,8 @@ class FastCounter {
       lo = _mm512_min_epi32(lo, k);
       hi = _mm512_max_epi32(hi, k);
     }
-    lo_ = std::min(lo_, lane_min(lo));
-    hi_ = std::max(hi_, lane_max(hi));
+    lo_ = std::min(lo_, lane_min<int32_t>(lo));
+    hi_ = std::max(hi_, lane_max<int32_t>(hi));
 #elif defined(__AVX2__)
     const __m256 inv = _mm256_set1_ps(inv_width_), first = _mm256_set1_ps(first_);
     __m256i lo = _mm256_set1_epi32(lo_), hi = _mm256_set1_epi32(hi_);

@@ -178,7 +178,7 @@ class HistogramBatch {
   float cut_lo_ = -INFINITY, cut_hi_ = INFINITY;
   std::vector<Partial> partials_;
   BatchScan scan_;
-  float lo_ = INFINITY, hi_ = -INFINITY;  // of the values seen, Inf included
+  float lo_ = INFINITY, hi_ = -INFINITY;  // finite min / max once closed
 };
 
 }  // namespace edgeq
