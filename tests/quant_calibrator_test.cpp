@@ -55,6 +55,17 @@ Graph silu_split_concat() {
   return g;
 }
 
+// x [1,8,64,64] -> s = Sigmoid(x); y = Mul(x, s): a SiLU straight on the input, which holds
+// +-Inf in inputs_with_non_finite() (a Conv would turn those into NaN).
+Graph silu_of_input() {
+  Graph g;
+  g.inputs = {{"x", DType::kFloat32, {1, 8, 64, 64}}};
+  g.outputs = {{"y", DType::kFloat32, {1, 8, 64, 64}}};
+  g.nodes.push_back(test::node("sig", "Sigmoid", {"x"}, {"s"}));
+  g.nodes.push_back(test::node("mul", "Mul", {"x", "s"}, {"y"}));
+  return g;
+}
+
 std::vector<Tensor> inputs(int n) {
   std::mt19937 rng(21);
   std::uniform_real_distribution<float> u(-3.f, 3.f);
@@ -67,12 +78,25 @@ std::vector<Tensor> inputs(int n) {
   return out;
 }
 
-Stats calibrate(const Graph& g, bool derive, int stride, std::vector<std::string>* derived) {
+// Inputs holding +Inf and -Inf at scattered places, and NaN at one when `nan` (a Conv spreads
+// NaN around each of them).
+std::vector<Tensor> inputs_with_non_finite(int n, bool nan) {
+  std::vector<Tensor> out = inputs(n);
+  for (Tensor& x : out) {
+    float* v = x.data<float>();
+    for (int64_t i = 97; i < x.numel(); i += 3001) v[i] = i % 2 ? INFINITY : -INFINITY;
+    if (nan) v[5000] = NAN;
+  }
+  return out;
+}
+
+Stats calibrate(const Graph& g, bool derive, int stride, std::vector<std::string>* derived,
+                const std::vector<Tensor>& xs = inputs(3)) {
   CalibratorOptions opt;
   opt.derive = derive;
   opt.histogram_stride = stride;
   Calibrator cal(g, "test", "random", opt);
-  for (const Tensor& x : inputs(3)) cal.add({{"x", x}});
+  for (const Tensor& x : xs) cal.add({{"x", x}});
   if (derived) *derived = cal.derived();
   return cal.take();
 }
@@ -134,6 +158,37 @@ TEST(Calibrator, ReadStatisticsEqualObservingEachValueWhole) {
       EXPECT_EQ(cal.at(name).sampled(), stride > 1) << name;
     }
   }
+}
+
+// NaN and +-Inf take the calibrator's other path (values binned and Sigmoid / SiLU derived from
+// every value at once, not from a sample after the pass): read values still equal observing each
+// value whole, and derived ones count NaN, Inf and finite values as reading them does.
+TEST(Calibrator, NonFiniteActivationsAreCountedLikeReadOnes) {
+  for (bool nan : {false, true})
+    for (int stride : {1, 64})
+      for (const Graph& g : {silu_split_concat(), silu_of_input()}) {
+        const std::vector<Tensor> xs = inputs_with_non_finite(2, nan);
+        Stats read = calibrate(g, false, stride, nullptr, xs);
+        Stats derived = calibrate(g, true, stride, nullptr, xs);
+        Stats ref;
+        ref.histogram_stride = stride;
+        Executor ex(g);
+        ex.add_hook(
+            "*", [&](const std::string& v, const Tensor& t) { ref.observe(v, t); },
+            HookView::kAsStored);
+        for (const Tensor& x : xs) ex.run({{"x", x}});
+        EXPECT_GT(ref.at("x").inf_count(), 0u);
+        EXPECT_GT(ref.at("y").nan_count() + ref.at("y").inf_count(), 0u);
+        for (const auto& [name, h] : ref.values) {
+          EXPECT_TRUE(read.at(name) == h) << name << " stride " << stride;
+          const Histogram& d = derived.at(name);
+          EXPECT_EQ(d.count(), h.count()) << name << " stride " << stride;
+          EXPECT_EQ(d.nan_count(), h.nan_count()) << name << " stride " << stride;
+          EXPECT_EQ(d.inf_count(), h.inf_count()) << name << " stride " << stride;
+          EXPECT_EQ(d.min(), h.min()) << name << " stride " << stride;
+          EXPECT_EQ(d.max(), h.max()) << name << " stride " << stride;
+        }
+      }
 }
 
 // add()'s `alongside` task (calibrate reads its next image there) runs once per image, with or

@@ -20,9 +20,10 @@ const std::set<std::string> kSameValues = {"Reshape",   "Flatten",  "Squeeze",
 }  // namespace
 
 // One observed value's statistics, fed in pieces while the executor reads it (see
-// StreamObserver). A sampled batch keeps what binning needs, so the binning (and, for a SiLU
-// input t, deriving Sigmoid(t) and SiLU(t)) waits for the end of the forward pass, where the
-// calibrator does it for all values at once across threads; otherwise it happens in end().
+// StreamObserver). A sampled batch of finite values keeps what closing and binning it need, so
+// both (and, for a SiLU input t, deriving Sigmoid(t) and SiLU(t)) wait for the end of the forward
+// pass, where the calibrator does them for all values at once across threads; otherwise they
+// happen in end().
 class Calibrator::ValueStream : public StreamObserver {
  public:
   ValueStream(Calibrator& cal, std::string value, const SiluTap* tap)
@@ -39,19 +40,20 @@ class Calibrator::ValueStream : public StreamObserver {
     batch_->part(values, n, thread);
   }
   void end() override {
-    scan_ = batch_->close();
-    if (batch_->sampled() && scan_.finite == static_cast<uint64_t>(n_)) {
-      cal_.pending_.push_back(this);
+    if (batch_->sampled() && batch_->all_finite()) {
+      cal_.pending_.push_back(this);  // closed and binned after the pass
       return;
     }
     // Not sampled (small, or every value binned), or NaN / Inf: binned from the values, and
     // Sigmoid / SiLU computed from every one of them, now, while they exist.
+    scan_ = batch_->close();
     batch_->bin();
     batch_.reset();
     if (tap_) cal_.derive_silu_whole(*tap_, x_, n_);
   }
-  // The deferred part of a sampled batch.
+  // The deferred part of a sampled, finite batch.
   void finish() {
+    scan_ = batch_->close();
     batch_->bin(tap_ ? &sample_ : nullptr);
     batch_.reset();
     if (tap_) cal_.derive_silu_sampled(*tap_, n_, scan_, sample_);

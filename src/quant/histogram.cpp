@@ -586,6 +586,18 @@ void HistogramBatch::part(const float* values, int64_t count, int thread) {
   }
 }
 
+bool HistogramBatch::all_finite() const {
+  EDGEQ_CHECK(sampled(), "HistogramBatch::all_finite: only sampled batches know it");
+  // NaN is counted by the scans; an infinity lies beyond the (finite or empty) cuts, so it is
+  // among the tails.
+  for (const Partial& p : partials_)
+    if (p.nan > 0) return false;
+  for (const auto& t : buf_.part_tails)
+    for (float v : t.values)
+      if (std::isinf(v)) return false;
+  return true;
+}
+
 BatchScan HistogramBatch::close() {
   float below = -INFINITY, above = INFINITY;
   uint64_t nan = 0;

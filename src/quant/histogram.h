@@ -148,19 +148,21 @@ class Histogram {
 // executor's SiLU pass) and lets the statistics ride along instead of reading them again.
 // Construct it once the values exist (it reads the sample and sets the tail cuts), pass every
 // value exactly once through part() from any number of threads (each with its own index below
-// `threads`), then close() while the values still exist, then bin(). A sampled batch (sampled())
-// has kept all bin() needs, so bin() may come later, from any thread, once the values are gone;
-// the histogram is only touched by bin(). Histogram::add is this with the pieces read in parallel.
+// `threads`), then close(), then bin(). A sampled batch (sampled()) keeps all close() and bin()
+// need, so both may come later, from any thread, once the values are gone; otherwise close()
+// and bin() read the values. The histogram is only touched by bin(). Histogram::add is this with
+// the pieces read in parallel.
 class HistogramBatch {
  public:
   HistogramBatch(Histogram& h, const float* x, int64_t n, int max_stride, float pivot, int threads,
                  BatchBuffers* buffers = nullptr);
   void part(const float* values, int64_t count, int thread);
-  // Once, after every part(), while the values exist: what the batch held.
-  BatchScan close();
   bool sampled() const { return stride_ > 1; }
-  // Once, after close(): adds the batch to the histogram; the batch is spent afterwards. Reads
-  // the values again unless sampled().
+  // After every part() of a sampled batch: whether every value was finite.
+  bool all_finite() const;
+  // Once, after every part(): what the batch held.
+  BatchScan close();
+  // Once, after close(): adds the batch to the histogram; the batch is spent afterwards.
   void bin(BatchSample* keep = nullptr);
 
  private:
