@@ -161,24 +161,26 @@ class CountingStream : public StreamObserver {
 };
 
 // A stream on the Conv output rides along the SiLU pass (no step of its own), sees every element
-// once, and changes no output; on a value no elementwise kernel reads, it is fed after the step.
+// once, and changes no output; the SiLU output (NHWC) rides along its conversion for the Reshape;
+// the graph output, which nothing reads, is fed after its step.
 TEST(Executor, StreamObserverSeesEveryElementOnceAndChangesNothing) {
   Graph g = silu_graph();
   Tensor x = random_input();
   ExecutorOptions plain;
   plain.fuse = false;
   Tensor ref = Executor(g, plain).run({{"x", x}}).at("out");
-  CountingStream t_stream, y_stream;
+  CountingStream t_stream, y_stream, out_stream;
   ExecutorOptions prof;
   prof.profile = true;
   Executor ex(g, prof);
   ex.add_stream_observer("t", &t_stream);
   ex.add_stream_observer("y", &y_stream);
+  ex.add_stream_observer("out", &out_stream);
   for (int run = 1; run <= 2; ++run) {
     Tensor out = ex.run({{"x", x}}).at("out");
     for (int64_t i = 0; i < out.numel(); ++i)
       ASSERT_EQ(out.data<float>()[i], ref.data<float>()[i]) << i;
-    for (CountingStream* s : {&t_stream, &y_stream}) {
+    for (CountingStream* s : {&t_stream, &y_stream, &out_stream}) {
       EXPECT_EQ(s->begins, run);
       EXPECT_EQ(s->ends, run);
       EXPECT_EQ(s->n, 6 * 5 * 7);
@@ -189,6 +191,8 @@ TEST(Executor, StreamObserverSeesEveryElementOnceAndChangesNothing) {
   std::vector<std::string> ops;
   for (const StepTime& st : ex.profile()) ops.push_back(st.op);
   EXPECT_EQ(std::count(ops.begin(), ops.end(), "Mul"), 0);  // still one SiLU pass
+  EXPECT_EQ(ex.stream_readers(), (std::map<std::string, std::string>{
+                                     {"t", "Sigmoid"}, {"y", "LayoutConversion"}, {"out", ""}}));
 }
 
 // Values a Concat reads are streamed while it copies them (each input once, even in NHWC where
@@ -235,6 +239,59 @@ TEST(Executor, StreamObserverOnConcatInputsSeesEveryElementOnce) {
     EXPECT_EQ(nb_stream.n, 3 * 9 * 11);
     EXPECT_EQ(ab_stream.n, 3 * 9 * 11);
   }
+  // nb is plain and the Concat runs NHWC: the conversion to NHWC passes it on.
+  EXPECT_EQ(ex.stream_readers(),
+            (std::map<std::string, std::string>{
+                {"ra", "Concat"}, {"nb", "LayoutConversion"}, {"ab", "Concat"}}));
+}
+
+// Binary elementwise kernels pass on their full-size float operands as they read them: both
+// operands of one node, the broadcast and scalar paths, and a value read through a Reshape (an
+// alias: the same bytes in the same order). Outputs stay as they are.
+TEST(Executor, StreamObserverOnBinaryOperandsSeesEveryElementOnce) {
+  const Shape shape = {1, 2, 3, 16384};  // large enough for the parallel loops
+  Graph g;
+  g.inputs = {{"x", DType::kFloat32, shape}};
+  g.outputs = {{"m", DType::kFloat32, shape},
+               {"k", DType::kFloat32, {1, 98304}},
+               {"p", DType::kFloat32, shape}};
+  g.initializers["c"] = Tensor::from_vector<float>({1, 1, 3, 1}, {0.5f, -2.f, 3.f});
+  g.initializers["two"] = Tensor::from_vector<float>({}, {2.f});
+  g.initializers["one"] = Tensor::from_vector<float>({1}, {1.f});
+  g.initializers["flat"] = Tensor::from_vector<int64_t>({2}, {1, 98304});
+  g.nodes.push_back(test::node("neg", "Neg", {"x"}, {"u"}));
+  g.nodes.push_back(test::node("abs", "Abs", {"x"}, {"v"}));
+  g.nodes.push_back(test::node("add", "Add", {"u", "v"}, {"s"}));  // both operands
+  g.nodes.push_back(test::node("mul", "Mul", {"c", "s"}, {"m"}));  // broadcast, input 1
+  g.nodes.push_back(test::node("exp", "Exp", {"x"}, {"w"}));
+  g.nodes.push_back(test::node("flat", "Reshape", {"w", "flat"}, {"r"}));
+  g.nodes.push_back(test::node("scale", "Mul", {"r", "two"}, {"k"}));  // scalar, via alias
+  g.nodes.push_back(test::node("relu", "Relu", {"x"}, {"n"}));
+  g.nodes.push_back(test::node("sub", "Sub", {"one", "n"}, {"p"}));  // scalar first
+  Tensor x(DType::kFloat32, shape);
+  std::mt19937 rng(5);
+  std::normal_distribution<float> nd(0.f, 1.f);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = nd(rng);
+  auto ref = Executor(g).run({{"x", x}});
+  std::map<std::string, CountingStream> streams;
+  Executor ex(g);
+  for (const char* v : {"u", "v", "s", "w", "n"}) ex.add_stream_observer(v, &streams[v]);
+  for (int run = 1; run <= 2; ++run) {
+    auto out = ex.run({{"x", x}});
+    for (const char* v : {"m", "k", "p"})
+      for (int64_t i = 0; i < out.at(v).numel(); ++i)
+        ASSERT_EQ(out.at(v).data<float>()[i], ref.at(v).data<float>()[i]) << v << " " << i;
+    for (auto& [v, s] : streams) {
+      EXPECT_EQ(s.begins, run) << v;
+      EXPECT_EQ(s.ends, run) << v;
+      EXPECT_EQ(s.n, x.numel()) << v;
+      EXPECT_EQ(s.seen, s.n) << v;
+      EXPECT_NEAR(s.sum, s.expected_sum, 1e-6 * x.numel()) << v;
+    }
+  }
+  EXPECT_EQ(ex.stream_readers(),
+            (std::map<std::string, std::string>{
+                {"u", "Add"}, {"v", "Add"}, {"s", "Mul"}, {"w", "Mul"}, {"n", "Sub"}}));
 }
 
 TEST(Executor, WatchAllSeesEveryActivationOnceAndStoredViewHasSameValues) {

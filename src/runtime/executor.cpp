@@ -49,6 +49,7 @@ struct Step {
   };
   std::vector<StreamCall> streams_during;  // fed by this step's kernel as it reads them
   std::vector<StreamCall> streams_after;   // fed here after the step (no kernel could)
+  LayoutObserver seen;                     // a conversion's, feeding its stream
 };
 
 namespace {
@@ -163,7 +164,24 @@ void Executor::prepare() {
   auto stored_layout = [&](const std::string& v) {
     return nhwc_slot.count(v) && !plain_slot.count(v) ? Layout::kNHWC : Layout::kPlain;
   };
-  // Returns the slot of v in layout l, adding a conversion step when needed.
+  // Streamed values waiting for a reader that can pass them on (producer -1: graph input).
+  struct PendingStream {
+    StreamObserver* observer;
+    int slot, producer;
+  };
+  std::map<std::string, PendingStream> pending_streams;
+  // The stream waiting on the value stored in `slot`, taken off the waiting list, if a reader of
+  // that slot or of a view op's alias of it (the same bytes in the same order) can pass it on.
+  auto take_stream = [&](int slot, const std::function<bool(StreamObserver*)>& can) {
+    const int root = p.slots[slot].alias_of >= 0 ? p.slots[slot].alias_of : slot;
+    auto st = pending_streams.find(p.slots[root].value);
+    if (st == pending_streams.end() || st->second.slot != root || !can(st->second.observer))
+      return false;
+    pending_streams.erase(st);
+    return true;
+  };
+  // Returns the slot of v in layout l, adding a conversion step when needed. The conversion
+  // passes on a stream waiting on the source.
   auto slot_in = [&](const std::string& v, Layout l) -> int {
     auto& want = l == Layout::kNHWC ? nhwc_slot : plain_slot;
     auto it = want.find(v);
@@ -177,16 +195,15 @@ void Executor::prepare() {
     s.op = "LayoutConversion";
     s.in_slots = {src};
     s.out_slots = {dst};
+    take_stream(src, [&](StreamObserver* obs) {
+      s.streams_during.push_back({obs, src});
+      s.seen = [obs](const float* v, int64_t n) { obs->part(v, n, omp_get_thread_num()); };
+      return true;
+    });
     p.steps.push_back(std::move(s));
     return dst;
   };
 
-  // Streamed values waiting for a reader kernel that can pass them on (producer -1: graph input).
-  struct PendingStream {
-    StreamObserver* observer;
-    int slot, producer;
-  };
-  std::map<std::string, PendingStream> pending_streams;
   for (const auto& in : g.inputs) {
     int id = new_slot(in.name, Layout::kPlain);
     p.slots[id].external = true;
@@ -251,18 +268,20 @@ void Executor::prepare() {
                   ": output shape changed between planning passes");
       s.out_slots.push_back(new_slot(v, layout));
     }
-    // Streamed inputs read as stored by a kernel that can pass them on (a value the node reads
-    // twice is passed on from its first use only: the stream is no longer pending).
+    // Streamed inputs read as stored by a kernel that can pass them on, directly or through a
+    // view op's alias (the same bytes in the same order). A value the node reads twice is passed
+    // on from its first use only: the stream is no longer pending.
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       if (s.in_slots[i] < 0) continue;
-      auto st = pending_streams.find(node.inputs[i]);
-      if (st == pending_streams.end() || st->second.slot != s.in_slots[i]) continue;
-      StreamObserver* obs = st->second.observer;
-      if (s.kernel->observe_input(
-              i, [obs](const float* v, int64_t n) { obs->part(v, n, omp_get_thread_num()); })) {
-        s.streams_during.push_back({obs, st->second.slot});
-        pending_streams.erase(st);
-      }
+      const int slot = s.in_slots[i];
+      take_stream(slot, [&](StreamObserver* obs) {
+        if (!s.kernel->observe_input(
+                i, [obs](const float* v, int64_t n) { obs->part(v, n, omp_get_thread_num()); }))
+          return false;
+        s.streams_during.push_back(
+            {obs, p.slots[slot].alias_of >= 0 ? p.slots[slot].alias_of : slot});
+        return true;
+      });
     }
     std::vector<std::string> produced = node.outputs;
     p.steps.push_back(std::move(s));
@@ -282,12 +301,7 @@ void Executor::prepare() {
     }
   }
 
-  // Streams no kernel took are fed whole, right after their value is computed.
-  for (const auto& [v, st] : pending_streams)
-    (st.producer >= 0 ? p.steps[st.producer].streams_after : p.input_streams)
-        .push_back({st.observer, st.slot});
-
-  // Graph outputs: always plain, in caller-owned tensors.
+  // Graph outputs: always plain, in caller-owned tensors (a conversion may take a stream).
   for (const auto& o : g.outputs) {
     if (p.descs[o.name].constant) {
       p.output_slots.push_back({o.name, -1});
@@ -296,6 +310,12 @@ void Executor::prepare() {
     int id = slot_in(o.name, Layout::kPlain);
     p.output_slots.push_back({o.name, id});
   }
+
+  // Streams nothing took are fed whole, right after their value is computed.
+  for (const auto& [v, st] : pending_streams)
+    (st.producer >= 0 ? p.steps[st.producer].streams_after : p.input_streams)
+        .push_back({st.observer, st.slot});
+  pending_streams.clear();
 
   // Pointers for each step and liveness.
   int n_steps = static_cast<int>(p.steps.size());
@@ -396,19 +416,20 @@ std::map<std::string, Tensor> Executor::run(const std::map<std::string, Tensor>&
   for (Step& s : p.steps) {
     auto t0 =
         opt_.profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+    for (const auto& sc : s.streams_during) sc.observer->begin(p.slots[sc.slot].view);
+    const LayoutObserver* seen = s.seen ? &s.seen : nullptr;
     switch (s.kind) {
       case Step::Kind::kKernel:
-        for (const auto& sc : s.streams_during) sc.observer->begin(p.slots[sc.slot].view);
         s.kernel->run(s.in, s.out);
-        for (const auto& sc : s.streams_during) sc.observer->end();
         break;
       case Step::Kind::kToNHWC:
-        nchw_to_nhwc(*s.in[0], *s.out[0]);
+        nchw_to_nhwc(*s.in[0], *s.out[0], seen);
         break;
       case Step::Kind::kToPlain:
-        nhwc_to_nchw(*s.in[0], *s.out[0]);
+        nhwc_to_nchw(*s.in[0], *s.out[0], seen);
         break;
     }
+    for (const auto& sc : s.streams_during) sc.observer->end();
     if (opt_.profile)
       s.ms +=
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -421,6 +442,17 @@ std::map<std::string, Tensor> Executor::run(const std::map<std::string, Tensor>&
   for (const auto& [name, id] : p.output_slots)
     if (id >= 0 && graph_.find_input(name)) result[name] = inputs.at(name).clone();
   return result;
+}
+
+std::map<std::string, std::string> Executor::stream_readers() const {
+  EDGEQ_CHECK(plan_, "stream_readers() before planning");
+  std::map<std::string, std::string> out;
+  for (const Step& s : plan_->steps) {
+    for (const auto& sc : s.streams_during) out[plan_->slots[sc.slot].value] = s.op;
+    for (const auto& sc : s.streams_after) out[plan_->slots[sc.slot].value] = "";
+  }
+  for (const auto& sc : plan_->input_streams) out[plan_->slots[sc.slot].value] = "";
+  return out;
 }
 
 std::vector<StepTime> Executor::profile() const {

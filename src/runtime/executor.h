@@ -80,6 +80,9 @@ class Executor {
   int threads() const;
   // Per-step times accumulated over runs when ExecutorOptions::profile is set.
   std::vector<StepTime> profile() const;
+  // After planning: for each streamed value, the op type of the kernel that passes it on while
+  // reading it, or "" when it is fed whole after its step.
+  std::map<std::string, std::string> stream_readers() const;
 
  private:
   struct Plan;

@@ -41,7 +41,8 @@ const KernelFactory* find_kernel(const std::string& domain, const std::string& o
 std::vector<std::string> registered_ops() {
   ensure_builtins();
   std::vector<std::string> ops;
-  for (const auto& kv : table()) ops.push_back((kv.first.first.empty() ? "" : kv.first.first + ".") + kv.first.second);
+  for (const auto& kv : table())
+    ops.push_back((kv.first.first.empty() ? "" : kv.first.first + ".") + kv.first.second);
   return ops;
 }
 
@@ -64,7 +65,8 @@ int64_t physical_axis(int64_t logical_axis, int64_t rank, Layout layout) {
 
 int64_t normalize_axis(int64_t axis, int64_t rank, const Node& node) {
   int64_t a = axis < 0 ? axis + rank : axis;
-  EDGEQ_CHECK(a >= 0 && a < rank, node.describe(), ": axis ", axis, " out of range for rank ", rank);
+  EDGEQ_CHECK(a >= 0 && a < rank, node.describe(), ": axis ", axis, " out of range for rank ",
+              rank);
   return a;
 }
 

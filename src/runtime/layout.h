@@ -1,12 +1,18 @@
 // Conversions between the plain NCHW layout and NHWC for 4-D float tensors.
 #pragma once
+#include <functional>
+
 #include "core/tensor.h"
 
 namespace edgeq {
 
+// Given to a conversion, gets every source element once, in contiguous pieces right after they
+// are read (from the converting threads, in parallel).
+using LayoutObserver = std::function<void(const float* values, int64_t n)>;
+
 // src physical [N,C,H,W] -> dst physical [N,H,W,C]; dst preallocated.
-void nchw_to_nhwc(const Tensor& src, Tensor& dst);
+void nchw_to_nhwc(const Tensor& src, Tensor& dst, const LayoutObserver* seen = nullptr);
 // src physical [N,H,W,C] -> dst physical [N,C,H,W]; dst preallocated.
-void nhwc_to_nchw(const Tensor& src, Tensor& dst);
+void nhwc_to_nchw(const Tensor& src, Tensor& dst, const LayoutObserver* seen = nullptr);
 
 }  // namespace edgeq

@@ -22,7 +22,8 @@ std::vector<size_t> plan_arena(const std::vector<BufferLife>& buffers, size_t* t
     std::vector<std::pair<size_t, size_t>> busy;
     for (size_t p : placed) {
       const BufferLife& o = buffers[p];
-      if (o.first <= b.last && b.first <= o.last) busy.push_back({offset[p], offset[p] + align(o.bytes)});
+      if (o.first <= b.last && b.first <= o.last)
+        busy.push_back({offset[p], offset[p] + align(o.bytes)});
     }
     std::sort(busy.begin(), busy.end());
     size_t best = SIZE_MAX, best_gap = SIZE_MAX, cursor = 0;

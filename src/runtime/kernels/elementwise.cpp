@@ -158,21 +158,36 @@ BroadcastPlan make_plan(const Shape& a, const Shape& b, const Shape& out) {
   return p;
 }
 
+// The loops below take the observers of the full-size operands (those with the output's shape,
+// element i at i): each chunk of them is handed over right after use, while in cache.
+template <typename T>
+struct Seen {
+  const Kernel::InputObserver* observer[2] = {nullptr, nullptr};
+  const T* values[2] = {nullptr, nullptr};
+  void operator()(int64_t s, int64_t e) const {
+    if constexpr (std::is_same_v<T, float>)
+      for (int k = 0; k < 2; ++k)
+        if (observer[k]) (*observer[k])(values[k] + s, e - s);
+  }
+};
+
 template <BinaryOp op, typename T>
-void binary_same(const T* a, const T* b, T* y, int64_t n) {
+void binary_same(const T* a, const T* b, T* y, int64_t n, const Seen<T>& seen) {
   for_chunks(n, [&](int64_t s, int64_t e) {
 #pragma omp simd
     for (int64_t i = s; i < e; ++i) y[i] = apply_binary<op, T>(a[i], b[i]);
+    seen(s, e);
   });
 }
 
 template <BinaryOp op, typename T>
-void binary_scalar_b(const T* a, T b, T* y, int64_t n) {
+void binary_scalar_b(const T* a, T b, T* y, int64_t n, const Seen<T>& seen) {
   if constexpr (op == BinaryOp::kPow) {
     if (b == T(2)) {
       for_chunks(n, [&](int64_t s, int64_t e) {
 #pragma omp simd
         for (int64_t i = s; i < e; ++i) y[i] = a[i] * a[i];
+        seen(s, e);
       });
       return;
     }
@@ -180,48 +195,57 @@ void binary_scalar_b(const T* a, T b, T* y, int64_t n) {
   for_chunks(n, [&](int64_t s, int64_t e) {
 #pragma omp simd
     for (int64_t i = s; i < e; ++i) y[i] = apply_binary<op, T>(a[i], b);
+    seen(s, e);
   });
 }
 
 template <BinaryOp op, typename T>
-void binary_scalar_a(T a, const T* b, T* y, int64_t n) {
+void binary_scalar_a(T a, const T* b, T* y, int64_t n, const Seen<T>& seen) {
   for_chunks(n, [&](int64_t s, int64_t e) {
 #pragma omp simd
     for (int64_t i = s; i < e; ++i) y[i] = apply_binary<op, T>(a, b[i]);
+    seen(s, e);
   });
 }
 
+// Rows of the collapsed output (its last dim), in blocks of about kChunk values.
 template <BinaryOp op, typename T>
-void binary_broadcast(const T* a, const T* b, T* y, const BroadcastPlan& p) {
+void binary_broadcast(const T* a, const T* b, T* y, const BroadcastPlan& p, const Seen<T>& seen) {
   const int rank = static_cast<int>(p.dims.size());
   const int64_t inner = p.dims[rank - 1];
   const int64_t ia = p.a_strides[rank - 1], ib = p.b_strides[rank - 1];
   const int64_t outer = product(p.dims, 0, rank - 1);
   const std::vector<int64_t> ostr = contiguous_strides(Shape(p.dims.begin(), p.dims.end() - 1));
+  const int64_t rows = std::max<int64_t>(1, kChunk / std::max<int64_t>(inner, 1));
+  const int64_t blocks = (outer + rows - 1) / rows;
 #pragma omp parallel for if (outer * inner > kParallelNumel)
-  for (int64_t o = 0; o < outer; ++o) {
-    int64_t rem = o, oa = 0, ob = 0;
-    for (int d = 0; d < rank - 1; ++d) {
-      int64_t idx = rem / ostr[d];
-      rem -= idx * ostr[d];
-      oa += idx * p.a_strides[d];
-      ob += idx * p.b_strides[d];
+  for (int64_t blk = 0; blk < blocks; ++blk) {
+    const int64_t o0 = blk * rows, o1 = std::min(outer, o0 + rows);
+    for (int64_t o = o0; o < o1; ++o) {
+      int64_t rem = o, oa = 0, ob = 0;
+      for (int d = 0; d < rank - 1; ++d) {
+        int64_t idx = rem / ostr[d];
+        rem -= idx * ostr[d];
+        oa += idx * p.a_strides[d];
+        ob += idx * p.b_strides[d];
+      }
+      const T* pa = a + oa;
+      const T* pb = b + ob;
+      T* py = y + o * inner;
+      if (ia && ib) {
+#pragma omp simd
+        for (int64_t i = 0; i < inner; ++i) py[i] = apply_binary<op, T>(pa[i], pb[i]);
+      } else if (ia) {
+        const T vb = pb[0];
+#pragma omp simd
+        for (int64_t i = 0; i < inner; ++i) py[i] = apply_binary<op, T>(pa[i], vb);
+      } else {
+        const T va = pa[0];
+#pragma omp simd
+        for (int64_t i = 0; i < inner; ++i) py[i] = apply_binary<op, T>(va, pb[i]);
+      }
     }
-    const T* pa = a + oa;
-    const T* pb = b + ob;
-    T* py = y + o * inner;
-    if (ia && ib) {
-#pragma omp simd
-      for (int64_t i = 0; i < inner; ++i) py[i] = apply_binary<op, T>(pa[i], pb[i]);
-    } else if (ia) {
-      const T vb = pb[0];
-#pragma omp simd
-      for (int64_t i = 0; i < inner; ++i) py[i] = apply_binary<op, T>(pa[i], vb);
-    } else {
-      const T va = pa[0];
-#pragma omp simd
-      for (int64_t i = 0; i < inner; ++i) py[i] = apply_binary<op, T>(va, pb[i]);
-    }
+    seen(o0 * inner, o1 * inner);
   }
 }
 
@@ -244,6 +268,9 @@ class BinaryKernel : public Kernel {
     Shape out = broadcast_shapes(a.shape, b.shape, init.node);
     plan_ = make_plan(a.shape, b.shape, out);
     outputs.push_back({a.dtype, out, nullptr});
+    const int64_t n = product(out, 0, out.size());
+    full_size_[0] = a.dtype == DType::kFloat32 && product(a.shape, 0, a.shape.size()) == n;
+    full_size_[1] = b.dtype == DType::kFloat32 && product(b.shape, 0, b.shape.size()) == n;
   }
 
   void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
@@ -265,6 +292,12 @@ class BinaryKernel : public Kernel {
         fail(node_, ": unexpected input type ", dtype_name(a.dtype()));
     }
   }
+  // A float operand with the output's shape is read in order, so it can be passed on.
+  bool observe_input(size_t input, InputObserver fn) override {
+    if (input > 1 || !full_size_[input]) return false;
+    observers_[input] = std::move(fn);
+    return true;
+  }
 
  private:
   template <typename T>
@@ -280,20 +313,28 @@ class BinaryKernel : public Kernel {
           EDGEQ_CHECK(b[i] != 0, node_, ": integer division by zero");
       }
       const int64_t n = ty.numel(), na = ta.numel(), nb = tb.numel();
+      Seen<T> seen;
+      for (int k = 0; k < 2; ++k)
+        if (observers_[k]) {
+          seen.observer[k] = &observers_[k];
+          seen.values[k] = k == 0 ? a : b;
+        }
       if (na == n && nb == n) {
-        binary_same<op, T>(a, b, y, n);
+        binary_same<op, T>(a, b, y, n, seen);
       } else if (na == n && nb == 1) {
-        binary_scalar_b<op, T>(a, b[0], y, n);
+        binary_scalar_b<op, T>(a, b[0], y, n, seen);
       } else if (na == 1 && nb == n) {
-        binary_scalar_a<op, T>(a[0], b, y, n);
+        binary_scalar_a<op, T>(a[0], b, y, n, seen);
       } else {
-        binary_broadcast<op, T>(a, b, y, plan_);
+        binary_broadcast<op, T>(a, b, y, plan_, seen);
       }
     }
   }
 
   std::string node_;
   BroadcastPlan plan_;
+  bool full_size_[2] = {false, false};
+  InputObserver observers_[2];  // per input, when observed
 };
 
 template <typename K>
