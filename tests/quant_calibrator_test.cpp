@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "graph_builders.h"
 #include "ir/onnx_io.h"
+#include "quant/calibration_run.h"
 #include "quant/calibrator.h"
 #include "quant/range_scheme.h"
 #include "test_util.h"
@@ -209,6 +210,77 @@ TEST(Calibrator, AlongsideTaskRunsOncePerImageAndChangesNothing) {
     ASSERT_EQ(a.values.size(), b.values.size());
     for (const auto& [name, h] : a.values) EXPECT_TRUE(b.at(name) == h) << name << " " << stride;
     EXPECT_THROW(with.add({{"x", inputs(1)[0]}}), Error);  // taken: no more images
+  }
+}
+
+// calibrate_images: any number of workers gives the statistics of one calibrator over all the
+// images (the workers' statistics merge exactly), for every value, sampled or not.
+TEST(CalibrationRun, WorkersGiveTheStatisticsOfOneCalibrator) {
+  Graph g = silu_split_concat();
+  const std::vector<Tensor> xs = inputs(7);
+  for (int stride : {1, 64}) {
+    CalibratorOptions opt;
+    opt.histogram_stride = stride;
+    opt.executor.threads = 1;
+    Calibrator one(g, "test", "random", opt);
+    for (const Tensor& x : xs) one.add({{"x", x}});
+    const Stats ref = one.take();
+    for (int workers : {1, 2, 3}) {
+      CalibrationRunOptions run_opt;
+      run_opt.calibrator = opt;
+      run_opt.workers = workers;
+      int images = 0;
+      CalibrationRun run = calibrate_images(
+          g, "test", "random", "x", xs.size(), [&](size_t i) { return xs.at(i); }, run_opt,
+          [&] { ++images; });
+      EXPECT_EQ(run.used, xs.size());
+      EXPECT_EQ(images, static_cast<int>(xs.size()));
+      EXPECT_EQ(run.stats.images, ref.images);
+      ASSERT_EQ(run.stats.values.size(), ref.values.size());
+      for (const auto& [name, h] : ref.values)
+        EXPECT_TRUE(run.stats.at(name) == h) << name << " workers " << workers << " " << stride;
+      EXPECT_EQ(run.derived.size(), 6u);
+    }
+  }
+}
+
+// An image the loader cannot read (edgeq::Error) is skipped and reported; any other failure ends
+// the run and reaches the caller; a run with no readable image is refused.
+TEST(CalibrationRun, UnreadableImagesAreSkippedAndOtherErrorsStopTheRun) {
+  Graph g = silu_split_concat();
+  const std::vector<Tensor> xs = inputs(5);
+  CalibrationRunOptions opt;
+  opt.workers = 2;
+  opt.calibrator.executor.threads = 1;
+  std::vector<std::string> skipped;
+  CalibrationRun run = calibrate_images(
+      g, "test", "random", "x", xs.size(),
+      [&](size_t i) {
+        if (i == 1 || i == 3) fail("cannot decode image img", i);
+        return xs.at(i);
+      },
+      opt, nullptr, [&](const std::string& why) { skipped.push_back(why); });
+  EXPECT_EQ(run.used, 3u);
+  EXPECT_EQ(run.unreadable, 2u);
+  EXPECT_EQ(run.stats.images, 3);
+  std::sort(skipped.begin(), skipped.end());
+  EXPECT_EQ(skipped,
+            (std::vector<std::string>{"cannot decode image img1", "cannot decode image img3"}));
+
+  EXPECT_THROW(calibrate_images(
+                   g, "test", "random", "x", xs.size(),
+                   [&](size_t i) -> Tensor {
+                     if (i == 2) throw std::runtime_error("disk on fire");
+                     return xs.at(i);
+                   },
+                   opt),
+               std::runtime_error);
+  try {
+    calibrate_images(
+        g, "test", "random", "x", 2, [&](size_t) -> Tensor { fail("cannot decode image"); }, opt);
+    ADD_FAILURE() << "no readable image, yet no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no readable image"), std::string::npos) << e.what();
   }
 }
 

@@ -1,10 +1,16 @@
 // edgeq bench: latency (min / median / p95 over N runs after warm-up) and peak memory.
+#include <omp.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <exception>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <thread>
 
 #include "cli/commands.h"
 #include "core/file_io.h"
@@ -17,7 +23,7 @@ namespace {
 
 struct BenchArgs {
   std::string model, json;
-  int threads = 0, runs = 20, warmup = 3;
+  int threads = 0, runs = 20, warmup = 3, workers = 1;
   bool profile = false;
 };
 
@@ -31,7 +37,8 @@ void print_profile(const std::vector<StepTime>& steps, int runs) {
     total += s.ms / runs;
   }
   std::vector<std::pair<std::string, std::pair<double, int>>> rows(by_op.begin(), by_op.end());
-  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  std::sort(rows.begin(), rows.end(),
+            [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
   std::printf("%-20s %6s %10s %7s\n", "op", "steps", "ms/run", "share");
   for (const auto& [op, v] : rows)
     std::printf("%-20s %6d %10.3f %6.1f%%\n", op.c_str(), v.second, v.first, 100 * v.first / total);
@@ -50,13 +57,7 @@ double percentile(std::vector<double> v, double q) {
   return v[lo] + (v[hi] - v[lo]) * (pos - lo);
 }
 
-void run_bench(const BenchArgs& a) {
-  EDGEQ_CHECK(a.runs > 0, "--runs must be positive");
-  Graph g = load_onnx(a.model);
-  ExecutorOptions opt;
-  opt.threads = a.threads;
-  opt.profile = a.profile;
-  Executor ex(g, opt);
+std::map<std::string, Tensor> random_inputs(const Graph& g) {
   std::map<std::string, Tensor> inputs;
   std::mt19937 rng(0);
   std::uniform_real_distribution<float> u(0.f, 1.f);
@@ -66,31 +67,113 @@ void run_bench(const BenchArgs& a) {
       for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = u(rng);
     inputs[in.name] = t;
   }
+  return inputs;
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// --workers W: W executors run at once, each on its own thread (threads / W threads each), taking
+// runs from a shared counter once all are planned and warmed up. Throughput: wall time per run.
+double run_workers(const BenchArgs& a, const Graph& g, const std::map<std::string, Tensor>& inputs,
+                   int threads_each) {
+  std::atomic<int> ready{0}, next{0};
+  std::atomic<bool> go{false};
+  std::mutex m;
+  std::exception_ptr error;
+  std::vector<std::thread> workers;
+  for (int w = 0; w < a.workers; ++w)
+    workers.emplace_back([&] {
+      try {
+        ExecutorOptions opt;
+        opt.threads = threads_each;
+        Executor ex(g, opt);  // planned on the thread that runs it
+        ex.prepare();
+        for (int i = 0; i < a.warmup; ++i) ex.run(inputs);
+        ++ready;
+        while (!go) std::this_thread::yield();
+        while (next++ < a.runs) ex.run(inputs);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(m);
+        if (!error) error = std::current_exception();
+        ++ready;
+      }
+    });
+  while (ready < a.workers) std::this_thread::yield();
+  auto t0 = std::chrono::steady_clock::now();
+  go = true;
+  for (std::thread& t : workers) t.join();
+  const double ms = ms_since(t0);
+  if (error) std::rethrow_exception(error);
+  return ms / a.runs;
+}
+
+void run_bench(const BenchArgs& a) {
+  EDGEQ_CHECK(a.runs > 0, "--runs must be positive");
+  EDGEQ_CHECK(a.workers >= 1, "--workers must be at least 1");
+  Graph g = load_onnx(a.model);
+  const std::map<std::string, Tensor> inputs = random_inputs(g);
+  if (a.workers > 1) {
+    EDGEQ_CHECK(!a.profile, "--profile times one executor; use it without --workers");
+    const int threads = a.threads > 0 ? a.threads : omp_get_max_threads();
+    const int each = std::max(1, threads / a.workers);
+    const double ms = run_workers(a, g, inputs, each);
+    const size_t rss = peak_rss_bytes();
+    std::printf("model %s  %d workers x %d thread%s  runs %d (+%d warm-up each)\n", a.model.c_str(),
+                a.workers, each, each == 1 ? "" : "s", a.runs, a.warmup);
+    std::printf("throughput: %.2f ms per run (wall time / runs)\n", ms);
+    std::printf("memory: peak RSS %.1f MiB\n", rss / 1048576.0);
+    if (!a.json.empty()) {
+      nlohmann::json j = {{"model", a.model},           {"workers", a.workers},
+                          {"threads_per_worker", each}, {"runs", a.runs},
+                          {"warmup", a.warmup},         {"throughput_ms_per_run", ms},
+                          {"peak_rss_bytes", rss}};
+      write_file_atomic(a.json, j.dump(2) + "\n");
+    }
+    return;
+  }
+  ExecutorOptions opt;
+  opt.threads = a.threads;
+  opt.profile = a.profile;
+  Executor ex(g, opt);
   auto t0 = std::chrono::steady_clock::now();
   ex.prepare();
-  double prepare_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  double prepare_ms = ms_since(t0);
   for (int i = 0; i < a.warmup; ++i) ex.run(inputs);
   std::vector<double> ms;
   for (int i = 0; i < a.runs; ++i) {
     auto s = std::chrono::steady_clock::now();
     ex.run(inputs);
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count());
+    ms.push_back(ms_since(s));
   }
   double mn = *std::min_element(ms.begin(), ms.end());
   double med = percentile(ms, 0.5), p95 = percentile(ms, 0.95);
+  double mean = 0;
+  for (double v : ms) mean += v / ms.size();
   size_t rss = peak_rss_bytes();
   if (a.profile) print_profile(ex.profile(), a.runs + a.warmup);
-  std::printf("model %s  threads %d  runs %d (+%d warm-up)\n", a.model.c_str(), ex.threads(), a.runs, a.warmup);
-  std::printf("latency ms: min %.2f  median %.2f  p95 %.2f   (plan %.1f ms)\n", mn, med, p95, prepare_ms);
+  std::printf("model %s  threads %d  runs %d (+%d warm-up)\n", a.model.c_str(), ex.threads(),
+              a.runs, a.warmup);
+  std::printf("latency ms: min %.2f  median %.2f  p95 %.2f   (plan %.1f ms)\n", mn, med, p95,
+              prepare_ms);
   std::printf("memory: peak RSS %.1f MiB, activation arena %.1f MiB, weights %.1f MiB\n",
               rss / 1048576.0, ex.arena_bytes() / 1048576.0, ex.weight_bytes() / 1048576.0);
   if (!a.json.empty()) {
-    nlohmann::json j = {{"model", a.model},       {"threads", ex.threads()},
-                        {"runs", a.runs},         {"warmup", a.warmup},
-                        {"min_ms", mn},           {"median_ms", med},
-                        {"p95_ms", p95},          {"plan_ms", prepare_ms},
-                        {"peak_rss_bytes", rss},  {"arena_bytes", ex.arena_bytes()},
-                        {"weight_bytes", ex.weight_bytes()}, {"samples_ms", ms}};
+    nlohmann::json j = {{"model", a.model},
+                        {"threads", ex.threads()},
+                        {"workers", 1},
+                        {"runs", a.runs},
+                        {"warmup", a.warmup},
+                        {"min_ms", mn},
+                        {"median_ms", med},
+                        {"p95_ms", p95},
+                        {"throughput_ms_per_run", mean},
+                        {"plan_ms", prepare_ms},
+                        {"peak_rss_bytes", rss},
+                        {"arena_bytes", ex.arena_bytes()},
+                        {"weight_bytes", ex.weight_bytes()},
+                        {"samples_ms", ms}};
     write_file_atomic(a.json, j.dump(2) + "\n");
   }
 }
@@ -104,6 +187,10 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--threads", a->threads, "threads (0: all cores)");
   cmd->add_option("--runs", a->runs, "timed runs")->capture_default_str();
   cmd->add_option("--warmup", a->warmup, "untimed runs first")->capture_default_str();
+  cmd->add_option("--workers", a->workers,
+                  "run this many executors at once (threads / workers threads each) and report "
+                  "throughput instead of latency")
+      ->capture_default_str();
   cmd->add_option("--json", a->json, "also write the numbers as JSON");
   cmd->add_flag("--profile", a->profile, "time each op type (adds a little overhead)");
   cmd->callback([a] { run_bench(*a); });

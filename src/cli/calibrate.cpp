@@ -1,7 +1,8 @@
 // edgeq calibrate: run a model in FP32 over a deterministic sample of images (letterboxed as
 // `infer --image` does) and write per-value statistics for `edgeq quantize`.
-#include <chrono>
-#include <functional>
+#include <omp.h>
+
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <opencv2/core.hpp>
@@ -15,7 +16,7 @@
 #include "core/sha256.h"
 #include "ir/onnx_io.h"
 #include "quant/calibration_images.h"
-#include "quant/calibrator.h"
+#include "quant/calibration_run.h"
 #include "quant/finite_checks.h"
 #include "vision/image_io.h"
 #include "vision/letterbox.h"
@@ -27,13 +28,13 @@ struct CalibrateArgs {
   std::string model, images, out, json, shard = "0/1";
   size_t n = 128;
   uint64_t seed = 0;
-  int threads = 0;
+  int threads = 0, workers = 0;
   int histogram_stride = CalibratorOptions().histogram_stride;
 };
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+// Workers (images at once) and threads each: by default one single-threaded worker per core, at
+// most kMaxAutoWorkers (each holds its own executor and statistics, some tens of MiB).
+constexpr int kMaxAutoWorkers = 8;
 
 void run_calibrate(const CalibrateArgs& a) {
   const std::string bytes = read_file(a.model);
@@ -53,84 +54,62 @@ void run_calibrate(const CalibrateArgs& a) {
               << " is clamped, images are not repeated)\n";
   EDGEQ_CHECK(!mine.empty(), "shard ", a.shard, " of ", sample.size(), " sampled images is empty");
 
-  CalibratorOptions opt;
-  opt.executor.threads = a.threads;
-  opt.histogram_stride = a.histogram_stride;
-  const std::string input_name = in.name;
-  Calibrator cal(std::move(g), sha256_hex(bytes), letterbox_preprocessing(h, w), opt);
-  Progress progress("calibrate", mine.size());
-  // The next image is read and letterboxed on one thread while the others bin the statistics of
-  // the image just run (Calibrator::add's `alongside`). A reader thread running beside the
-  // forward pass instead would preempt one of its threads and stall the others at the next
-  // barrier: measured on 2 cores, that cost twice the reading time. OpenCV runs single-threaded.
+  const int threads = a.threads > 0 ? a.threads : omp_get_max_threads();
+  int workers = a.workers > 0 ? a.workers : std::min(threads, kMaxAutoWorkers);
+  workers = static_cast<int>(std::min<size_t>(static_cast<size_t>(workers), mine.size()));
+  CalibrationRunOptions opt;
+  opt.workers = workers;
+  opt.calibrator.executor.threads = std::max(1, threads / workers);
+  opt.calibrator.histogram_stride = a.histogram_stride;
+  // OpenCV runs single-threaded: images are read by the workers, between their own passes.
   cv::setNumThreads(0);
-  struct Loaded {
-    Tensor x;
-    std::string error;  // unreadable image
-  };
-  auto load = [&](size_t i) {
-    Loaded l;
-    try {
-      l.x = preprocess_image(read_image(mine[i].path), h, w, nullptr);
-    } catch (const Error& e) {
-      l.error = e.what();
-    }
-    return l;
-  };
-  auto t0 = std::chrono::steady_clock::now();
-  Loaded next = load(0);
-  double t_wait = seconds_since(t0), t_run = 0;
-  size_t used = 0, unreadable = 0;
-  for (size_t i = 0; i < mine.size(); ++i) {
-    Loaded cur = std::move(next);
-    std::function<void()> read_next;
-    if (i + 1 < mine.size()) read_next = [&] { next = load(i + 1); };
-    if (!cur.error.empty()) {
-      if (unreadable++ == 0) progress.finish();
-      std::cerr << "skipping unreadable image: " << cur.error << "\n";
-      progress.step();
-      t0 = std::chrono::steady_clock::now();
-      if (read_next) read_next();
-      t_wait += seconds_since(t0);
-      continue;
-    }
-    t0 = std::chrono::steady_clock::now();
-    cal.add({{input_name, cur.x}}, read_next);
-    t_run += seconds_since(t0);
-    ++used;
-    progress.step();
-  }
+  Progress progress("calibrate", mine.size());
+  bool skipped_any = false;
+  CalibrationRun run = calibrate_images(
+      g, sha256_hex(bytes), letterbox_preprocessing(h, w), in.name, mine.size(),
+      [&](size_t i) {
+        try {
+          return preprocess_image(read_image(mine[i].path), h, w, nullptr);
+        } catch (const cv::Exception& e) {
+          fail("cannot decode image ", mine[i].path, ": ", e.what());
+        }
+      },
+      opt, [&] { progress.step(); },
+      [&](const std::string& why) {
+        if (!skipped_any) progress.finish();
+        skipped_any = true;
+        std::cerr << "skipping unreadable image: " << why << "\n";
+      });
   progress.finish();
-  EDGEQ_CHECK(used > 0, "no readable image among the ", mine.size(), " selected from '", a.images,
-              "'; nothing written");
-  Stats stats = cal.take();
+  Stats& stats = run.stats;
   check_finite_activations(parse_onnx(bytes, a.model), stats);
   save_stats(stats, a.out);
+  const double ms_per_image = 1e3 * run.seconds / run.used;
   std::printf(
-      "calibrated %zu images (shard %s of %zu sampled, seed %llu) in %s: %.1f ms/image "
-      "(reading outside the forward passes %.1f, forward + statistics + reading the next image "
-      "%.1f)\n",
-      used, a.shard.c_str(), sample.size(), static_cast<unsigned long long>(a.seed),
-      format_duration(progress.elapsed_s()).c_str(), 1e3 * (t_wait + t_run) / used,
-      1e3 * t_wait / used, 1e3 * t_run / used);
+      "calibrated %zu images (shard %s of %zu sampled, seed %llu) in %s: %.1f ms/image, %d "
+      "worker%s x %d thread%s\n",
+      run.used, a.shard.c_str(), sample.size(), static_cast<unsigned long long>(a.seed),
+      format_duration(run.seconds).c_str(), ms_per_image, workers, workers == 1 ? "" : "s",
+      opt.calibrator.executor.threads, opt.calibrator.executor.threads == 1 ? "" : "s");
   if (!a.json.empty()) {
     nlohmann::json j = {{"model", a.model},
-                        {"images", used},
-                        {"threads", a.threads},
+                        {"images", run.used},
+                        {"unreadable", run.unreadable},
+                        {"workers", workers},
+                        {"threads_per_worker", opt.calibrator.executor.threads},
                         {"histogram_stride", a.histogram_stride},
-                        {"seconds", progress.elapsed_s()},
-                        {"image_wait_ms_per_image", 1e3 * t_wait / used},
-                        {"forward_statistics_ms_per_image", 1e3 * t_run / used},
+                        {"seconds", run.seconds},
+                        {"ms_per_image", ms_per_image},
                         {"values", stats.values.size()},
-                        {"values_read", cal.observed().size()},
-                        {"values_derived", cal.derived().size()},
+                        {"values_read", run.observed.size()},
+                        {"values_derived", run.derived.size()},
                         {"peak_rss_bytes", peak_rss_bytes()}};
     write_file_atomic(a.json, j.dump(2) + "\n");
   }
   std::printf(
       "%zu values: %zu read, %zu derived from their inputs; histograms bin %s; peak RSS "
       "%.1f MiB\nwrote %s\n",
-      stats.values.size(), cal.observed().size(), cal.derived().size(),
+      stats.values.size(), run.observed.size(), run.derived.size(),
       a.histogram_stride > 1 ? ("exact tails and 1 chunk in up to " +
                                 std::to_string(a.histogram_stride) + " of large values")
                                    .c_str()
@@ -154,7 +133,11 @@ void register_calibrate(CLI::App& app) {
   cmd->add_option("--seed", a->seed, "sampling seed")->capture_default_str();
   cmd->add_option("--shard", a->shard, "i/N: calibrate every N-th sampled image from i")
       ->capture_default_str();
-  cmd->add_option("--threads", a->threads, "threads (0: all cores)");
+  cmd->add_option("--threads", a->threads, "threads in all (0: all cores)");
+  cmd->add_option("--workers", a->workers,
+                  "images calibrated at once, each by its own executor on threads/workers "
+                  "threads (0: one per thread, at most 8); the statistics do not depend on it")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--histogram-stride", a->histogram_stride,
                   "histogram sampling for values of 8192+ elements: the outer ~0.2% of each "
                   "tail binned exactly, the rest from one 256-value chunk in up to this many "

@@ -22,16 +22,22 @@ std::string shape_str(const Shape& s) {
   return os.str();
 }
 
-Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
-  for (int64_t d : shape_) EDGEQ_CHECK(d >= 0, "negative dimension in shape ", shape_str(shape_));
-  size_t bytes = nbytes();
-  size_t alloc = ((bytes + 63) / 64) * 64;
+Tensor::Tensor(DType dtype, Shape shape) : Tensor(uninitialized(dtype, std::move(shape))) {
+  std::memset(data_, 0, nbytes());
+}
+
+Tensor Tensor::uninitialized(DType dtype, Shape shape) {
+  for (int64_t d : shape) EDGEQ_CHECK(d >= 0, "negative dimension in shape ", shape_str(shape));
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  size_t alloc = ((t.nbytes() + 63) / 64) * 64;
   if (alloc == 0) alloc = 64;
   void* p = std::aligned_alloc(64, alloc);
   if (!p) fail("out of memory allocating ", alloc, " bytes");
-  std::memset(p, 0, alloc);
-  storage_ = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
-  data_ = p;
+  t.storage_ = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+  t.data_ = p;
+  return t;
 }
 
 Tensor Tensor::view(DType dtype, Shape shape, void* data) {
@@ -68,7 +74,11 @@ static std::vector<Out> convert_all(const Tensor& t) {
   return out;
 }
 
-std::vector<float> Tensor::to_floats() const { return convert_all<float>(*this); }
-std::vector<int64_t> Tensor::to_ints() const { return convert_all<int64_t>(*this); }
+std::vector<float> Tensor::to_floats() const {
+  return convert_all<float>(*this);
+}
+std::vector<int64_t> Tensor::to_ints() const {
+  return convert_all<int64_t>(*this);
+}
 
 }  // namespace edgeq

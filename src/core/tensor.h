@@ -19,13 +19,17 @@ class Tensor {
   Tensor() = default;
   // Allocates zero-filled storage.
   Tensor(DType dtype, Shape shape);
+  // Allocates storage left unfilled, for a caller that writes every element.
+  static Tensor uninitialized(DType dtype, Shape shape);
   // A non-owning view; the caller keeps `data` alive.
   static Tensor view(DType dtype, Shape shape, void* data);
 
   template <typename T>
   static Tensor from_vector(Shape shape, const std::vector<T>& values);
   template <typename T>
-  static Tensor scalar(T v) { return from_vector<T>({}, {v}); }
+  static Tensor scalar(T v) {
+    return from_vector<T>({}, {v});
+  }
 
   // True for a default-constructed Tensor (no type, no storage).
   bool empty() const { return dtype_ == DType::kUndefined; }
@@ -39,9 +43,13 @@ class Tensor {
   void* raw() { return data_; }
   const void* raw() const { return data_; }
   template <typename T>
-  T* data() { return static_cast<T*>(data_); }
+  T* data() {
+    return static_cast<T*>(data_);
+  }
   template <typename T>
-  const T* data() const { return static_cast<const T*>(data_); }
+  const T* data() const {
+    return static_cast<const T*>(data_);
+  }
 
   // Same bytes, another shape (numel must match). Shares storage.
   Tensor reshaped(Shape shape) const;

@@ -407,7 +407,7 @@ std::map<std::string, Tensor> Executor::run(const std::map<std::string, Tensor>&
     }
     Slot& sl = p.slots[id];
     if (sl.view.raw() != nullptr && graph_.find_input(name)) continue;  // output == input
-    Tensor t(sl.desc.dtype, sl.desc.shape);
+    Tensor t = Tensor::uninitialized(sl.desc.dtype, sl.desc.shape);     // the steps write it all
     sl.view = Tensor::view(t.dtype(), t.shape(), t.raw());
     result[name] = t;
   }

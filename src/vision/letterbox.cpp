@@ -71,7 +71,7 @@ cv::Mat letterbox_bgr(const cv::Mat& image, int in_h, int in_w, LetterboxInfo* i
 
 Tensor preprocess_image(const cv::Mat& bgr, int in_h, int in_w, LetterboxInfo* info) {
   cv::Mat padded = letterbox_bgr(bgr, in_h, in_w, info);
-  Tensor t(DType::kFloat32, {1, 3, in_h, in_w});
+  Tensor t = Tensor::uninitialized(DType::kFloat32, {1, 3, in_h, in_w});  // every value written
   float* r = t.data<float>();
   const size_t plane = static_cast<size_t>(in_h) * in_w;
   float* g = r + plane;

@@ -1,0 +1,147 @@
+#include "quant/calibration_run.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "core/error.h"
+
+namespace edgeq {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Loaded {
+  Tensor x;
+  std::string error;  // unreadable image
+};
+
+// What the workers share: the next image to take, the callbacks (one call at a time), and the
+// first error, which stops them all.
+struct Shared {
+  Shared(const ImageLoader& l, size_t n, const std::function<void()>& image,
+         const std::function<void(const std::string&)>& skip)
+      : load(l), count(n), on_image(image), on_skip(skip) {}
+  const ImageLoader& load;
+  size_t count;
+  const std::function<void()>& on_image;
+  const std::function<void(const std::string&)>& on_skip;
+  std::atomic<size_t> next{0};
+  std::atomic<bool> stop{false};
+  std::mutex report;
+  std::exception_ptr error;
+
+  Loaded load_one(size_t i) {
+    Loaded l;
+    try {
+      l.x = load(i);
+    } catch (const Error& e) {
+      l.error = e.what();
+    }
+    return l;
+  }
+  size_t take() { return stop ? count : next++; }
+  void done(const std::string* skipped) {
+    std::lock_guard<std::mutex> lock(report);
+    if (skipped && on_skip) on_skip(*skipped);
+    if (on_image) on_image();
+  }
+  void fail(std::exception_ptr e) {
+    std::lock_guard<std::mutex> lock(report);
+    if (!error) error = e;
+    stop = true;
+  }
+};
+
+struct WorkerResult {
+  Stats stats;
+  size_t used = 0, unreadable = 0;
+  Clock::time_point ready, end;
+  std::vector<std::string> observed, derived;
+};
+
+// One worker: its own calibrator (planned on this thread, as oneDNN wants its primitives run on
+// the thread that created them), images taken one by one; the next image is read while this one's
+// statistics are binned (Calibrator::add's `alongside`).
+void run_worker(const Graph& graph, const std::string& sha, const std::string& preprocessing,
+                const std::string& input, const CalibratorOptions& opt, Shared& shared,
+                WorkerResult& out) {
+  try {
+    Calibrator cal(graph, sha, preprocessing, opt);
+    out.observed = cal.observed();
+    out.derived = cal.derived();
+    out.ready = out.end = Clock::now();
+    size_t i = shared.take();
+    if (i >= shared.count) return;
+    Loaded cur = shared.load_one(i);
+    for (;;) {
+      const size_t j = shared.take();
+      Loaded next;
+      std::function<void()> read_next;
+      if (j < shared.count) read_next = [&] { next = shared.load_one(j); };
+      if (cur.error.empty()) {
+        cal.add({{input, cur.x}}, read_next);
+        ++out.used;
+        shared.done(nullptr);
+      } else {
+        ++out.unreadable;
+        shared.done(&cur.error);
+        if (read_next) read_next();
+      }
+      if (j >= shared.count) break;
+      cur = std::move(next);
+    }
+    out.end = Clock::now();
+    if (out.used > 0) out.stats = cal.take();
+  } catch (...) {
+    shared.fail(std::current_exception());
+  }
+}
+
+}  // namespace
+
+CalibrationRun calibrate_images(const Graph& graph, const std::string& model_sha256,
+                                const std::string& preprocessing, const std::string& input,
+                                size_t count, const ImageLoader& load,
+                                const CalibrationRunOptions& opt,
+                                const std::function<void()>& on_image,
+                                const std::function<void(const std::string&)>& on_skip) {
+  EDGEQ_CHECK(opt.workers >= 1, "calibration needs at least one worker, got ", opt.workers);
+  const size_t workers = std::max<size_t>(1, std::min<size_t>(opt.workers, count));
+  Shared shared(load, count, on_image, on_skip);
+  std::vector<WorkerResult> results(workers);
+  if (workers == 1) {
+    run_worker(graph, model_sha256, preprocessing, input, opt.calibrator, shared, results[0]);
+  } else {
+    std::vector<std::thread> threads;
+    for (size_t w = 0; w < workers; ++w)
+      threads.emplace_back([&, w] {
+        run_worker(graph, model_sha256, preprocessing, input, opt.calibrator, shared, results[w]);
+      });
+    for (std::thread& t : threads) t.join();
+  }
+  if (shared.error) std::rethrow_exception(shared.error);
+
+  CalibrationRun run;
+  run.observed = results[0].observed;
+  run.derived = results[0].derived;
+  Clock::time_point first = results[0].ready, last = results[0].end;
+  bool any = false;
+  for (WorkerResult& r : results) {
+    first = std::min(first, r.ready);
+    last = std::max(last, r.end);
+    run.used += r.used;
+    run.unreadable += r.unreadable;
+    if (r.used == 0) continue;
+    run.stats = any ? merge_stats(run.stats, r.stats) : std::move(r.stats);
+    any = true;
+  }
+  run.seconds = std::chrono::duration<double>(last - first).count();
+  EDGEQ_CHECK(run.used > 0, "no readable image among the ", count, " selected; nothing written");
+  return run;
+}
+
+}  // namespace edgeq
