@@ -45,7 +45,7 @@ for (let r = 1; r <= rounds; ++r) {
   const k = read(`calib${r}.json`);
   if (r === 1) {
     console.log(`model ${process.argv[2]}  threads ${process.argv[3]}  images ${k.images}  histogram stride ${k.histogram_stride}`);
-    console.log(`calibrate: ${k.workers} workers x ${k.threads_per_worker} threads; values: ${k.values} (${k.values_read} read, ${k.values_derived} derived); peak RSS ${(k.peak_rss_bytes / 1048576).toFixed(1)} MiB`);
+    console.log(`calibrate: ${k.workers} worker(s) x ${k.threads_per_worker} thread(s); values: ${k.values} (${k.values_read} read, ${k.values_derived} derived); peak RSS ${(k.peak_rss_bytes / 1048576).toFixed(1)} MiB`);
   }
   const c = k.ms_per_image, tp = t.throughput_ms_per_run;
   seq.push(c / f);

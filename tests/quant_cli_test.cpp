@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli_util.h"
@@ -259,6 +260,29 @@ TEST(QuantCli, ShardedCalibrationMergedGivesTheSameModelBytes) {
   EXPECT_TRUE(a == b) << "one pass and merged shards gave different QDQ models";
   // The shard sizes: 8 sampled images (or fewer), every 2nd.
   EXPECT_NE(m.out.find(fx.real ? "8 images" : "6 images"), std::string::npos) << m.out;
+}
+
+// The stats file does not depend on how many images are calibrated at once (each worker's
+// statistics merge exactly), and --json says how the run was split.
+TEST(QuantCli, CalibrationWorkersWriteTheSameStatsBytes) {
+  REQUIRE_FIXTURE();
+  const std::string d = fx.dir + "/workers";
+  ensure_dir(d);
+  for (const char* w : {"1", "3"}) {
+    auto r = test::run_cli("calibrate --model " + q(fx.model) + " --images " + q(fx.images) +
+                           " --n 8 --threads 3 --workers " + w + " --out " +
+                           q(d + "/w" + w + ".stats") + " --json " + q(d + "/w" + w + ".json"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(
+        r.out.find(std::string(w) + (w[0] == '1' ? " worker x 3 threads" : " workers x 1 thread")),
+        std::string::npos)
+        << r.out;
+    const auto j = nlohmann::json::parse(read_file(d + "/w" + w + ".json"));
+    EXPECT_EQ(j.at("workers").get<int>(), std::stoi(w));
+    EXPECT_GT(j.at("ms_per_image").get<double>(), 0.0);
+  }
+  EXPECT_TRUE(read_file(full_stats()) == read_file(d + "/w1.stats"));
+  EXPECT_TRUE(read_file(d + "/w1.stats") == read_file(d + "/w3.stats"));
 }
 
 TEST(QuantCli, W8A8WarnsAboutAn8BitDecodeTailAndA16DecodeFixesIt) {

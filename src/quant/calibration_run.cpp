@@ -136,8 +136,12 @@ CalibrationRun calibrate_images(const Graph& graph, const std::string& model_sha
     run.used += r.used;
     run.unreadable += r.unreadable;
     if (r.used == 0) continue;
-    run.stats = any ? merge_stats(run.stats, r.stats) : std::move(r.stats);
+    if (any)
+      merge_into(run.stats, r.stats);
+    else
+      run.stats = std::move(r.stats);
     any = true;
+    r.stats = Stats();
   }
   run.seconds = std::chrono::duration<double>(last - first).count();
   EDGEQ_CHECK(run.used > 0, "no readable image among the ", count, " selected; nothing written");

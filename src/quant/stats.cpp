@@ -33,7 +33,7 @@ const Histogram& Stats::at(const std::string& value) const {
   return it->second;
 }
 
-Stats merge_stats(const Stats& a, const Stats& b) {
+void merge_into(Stats& a, const Stats& b) {
   EDGEQ_CHECK(a.model_sha256 == b.model_sha256, "cannot merge stats of different models (sha256 ",
               short_hash(a.model_sha256), "... vs ", short_hash(b.model_sha256), "...)");
   EDGEQ_CHECK(a.preprocessing == b.preprocessing,
@@ -48,9 +48,13 @@ Stats merge_stats(const Stats& a, const Stats& b) {
   for (const auto& kv : b.values)
     EDGEQ_CHECK(a.values.count(kv.first), "cannot merge stats: value '", kv.first,
                 "' is only in the second");
+  a.images += b.images;
+  for (const auto& kv : b.values) a.values[kv.first].merge(kv.second);
+}
+
+Stats merge_stats(const Stats& a, const Stats& b) {
   Stats out = a;
-  out.images = a.images + b.images;
-  for (const auto& kv : b.values) out.values[kv.first].merge(kv.second);
+  merge_into(out, b);
   return out;
 }
 

@@ -31,6 +31,8 @@ struct Stats {
 // a + b. Refuses stats of different models, preprocessing, histogram sampling, and value sets
 // that differ (naming the first value only one of them has).
 Stats merge_stats(const Stats& a, const Stats& b);
+// merge_stats(a, b) into a; a is left as it was when the stats do not match (it throws first).
+void merge_into(Stats& a, const Stats& b);
 
 // File form: CBOR (nlohmann) of a versioned object; plain JSON when the path ends in ".json".
 // Written atomically.
