@@ -37,11 +37,14 @@ TEST(CliErrors, TruncatedAndForeignModelFiles) {
   write_file_atomic(dir + "/text.onnx", "this is not a model\n");
   Tensor x(DType::kFloat32, {1, 3, 8, 8});
   save_npy(x, dir + "/x.npy");
-  expect_one_line_error(test::run_cli("infer --model " + dir + "/trunc.onnx --input " + dir + "/x.npy --out " + dir + "/o"),
+  expect_one_line_error(test::run_cli("infer --model " + dir + "/trunc.onnx --input " + dir +
+                                      "/x.npy --out " + dir + "/o"),
                         "trunc.onnx");
-  expect_one_line_error(test::run_cli("infer --model " + dir + "/text.onnx --input " + dir + "/x.npy --out " + dir + "/o"),
+  expect_one_line_error(test::run_cli("infer --model " + dir + "/text.onnx --input " + dir +
+                                      "/x.npy --out " + dir + "/o"),
                         "text.onnx");
-  expect_one_line_error(test::run_cli("infer --model " + dir + "/missing.onnx --input " + dir + "/x.npy --out " + dir + "/o"),
+  expect_one_line_error(test::run_cli("infer --model " + dir + "/missing.onnx --input " + dir +
+                                      "/x.npy --out " + dir + "/o"),
                         "missing.onnx");
 }
 
@@ -49,7 +52,8 @@ TEST(CliErrors, UnknownOpNamesNodeAndOp) {
   std::string dir = test::temp_dir("unknownop");
   save_onnx(tiny_model("FancyNewOp"), dir + "/m.onnx");
   save_npy(Tensor(DType::kFloat32, {1, 3, 8, 8}), dir + "/x.npy");
-  auto r = test::run_cli("infer --model " + dir + "/m.onnx --input " + dir + "/x.npy --out " + dir + "/o");
+  auto r = test::run_cli("infer --model " + dir + "/m.onnx --input " + dir + "/x.npy --out " + dir +
+                         "/o");
   expect_one_line_error(r, "FancyNewOp");
   EXPECT_NE(r.err.find("weird"), std::string::npos) << r.err;
 }
@@ -58,14 +62,16 @@ TEST(CliErrors, WrongInputShape) {
   std::string dir = test::temp_dir("wrongshape");
   save_onnx(tiny_model("Sigmoid"), dir + "/m.onnx");
   save_npy(Tensor(DType::kFloat32, {1, 3, 9, 8}), dir + "/x.npy");
-  auto r = test::run_cli("infer --model " + dir + "/m.onnx --input " + dir + "/x.npy --out " + dir + "/o");
+  auto r = test::run_cli("infer --model " + dir + "/m.onnx --input " + dir + "/x.npy --out " + dir +
+                         "/o");
   expect_one_line_error(r, "[1,3,8,8]");
 }
 
 TEST(CliErrors, MissingImage) {
   std::string dir = test::temp_dir("noimage");
   save_onnx(tiny_model("Sigmoid"), dir + "/m.onnx");
-  auto r = test::run_cli("infer --model " + dir + "/m.onnx --image " + dir + "/nope.jpg --out " + dir + "/o");
+  auto r = test::run_cli("infer --model " + dir + "/m.onnx --image " + dir + "/nope.jpg --out " +
+                         dir + "/o");
   expect_one_line_error(r, "nope.jpg");
 }
 
@@ -75,7 +81,8 @@ TEST(CliInfer, WritesEveryOutputAsNpy) {
   Tensor x(DType::kFloat32, {1, 3, 8, 8});
   for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = float(i - 96) / 32.f;
   save_npy(x, dir + "/x.npy");
-  auto r = test::run_cli("infer --model " + dir + "/m.onnx --input " + dir + "/x.npy --out " + dir + "/o");
+  auto r = test::run_cli("infer --model " + dir + "/m.onnx --input " + dir + "/x.npy --out " + dir +
+                         "/o");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Tensor y = load_npy(dir + "/o/y.npy");
   ASSERT_EQ(y.shape(), x.shape());

@@ -1,7 +1,8 @@
+#include "ir/graph.h"
+
 #include <gtest/gtest.h>
 
 #include "graph_builders.h"
-#include "ir/graph.h"
 
 namespace edgeq {
 

@@ -1,12 +1,13 @@
-#include <gtest/gtest.h>
-
 #include "runtime/layout.h"
+
+#include <gtest/gtest.h>
 
 namespace edgeq {
 
 // Both directions against index arithmetic, for the small-channel path (C <= 4) and the tiled one.
 TEST(Layout, NchwNhwcRoundTripMatchesIndexMath) {
-  for (Shape s : {Shape{1, 3, 5, 7}, Shape{2, 4, 33, 65}, Shape{1, 17, 9, 40}, Shape{2, 64, 3, 3}}) {
+  for (Shape s :
+       {Shape{1, 3, 5, 7}, Shape{2, 4, 33, 65}, Shape{1, 17, 9, 40}, Shape{2, 64, 3, 3}}) {
     const int64_t n = s[0], c = s[1], h = s[2], w = s[3];
     Tensor x(DType::kFloat32, s);
     for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = float(i);

@@ -25,10 +25,14 @@ RowErrors compare_pose(const Tensor& a, const Tensor& b) {
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t i = 0; i < n; ++i) {
       double d = std::fabs(double(a.data<float>()[r * n + i]) - b.data<float>()[r * n + i]);
-      if (r < 4) e.box_px = std::max(e.box_px, d);
-      else if (r == 4) e.score = std::max(e.score, d);
-      else if ((r - 5) % 3 == 2) e.kpt_vis = std::max(e.kpt_vis, d);
-      else e.kpt_px = std::max(e.kpt_px, d);
+      if (r < 4)
+        e.box_px = std::max(e.box_px, d);
+      else if (r == 4)
+        e.score = std::max(e.score, d);
+      else if ((r - 5) % 3 == 2)
+        e.kpt_vis = std::max(e.kpt_vis, d);
+      else
+        e.kpt_px = std::max(e.kpt_px, d);
     }
   return e;
 }
@@ -59,8 +63,10 @@ TEST(OrtParity, RealPoseModelOnCoco8) {
     worst.kpt_px = std::max(worst.kpt_px, e.kpt_px);
     worst.kpt_vis = std::max(worst.kpt_vis, e.kpt_vis);
   }
-  std::printf("max |edgeq - ORT| over 8 images: box %.2e px, score %.2e, keypoint %.2e px, "
-              "keypoint visibility %.2e\n", worst.box_px, worst.score, worst.kpt_px, worst.kpt_vis);
+  std::printf(
+      "max |edgeq - ORT| over 8 images: box %.2e px, score %.2e, keypoint %.2e px, "
+      "keypoint visibility %.2e\n",
+      worst.box_px, worst.score, worst.kpt_px, worst.kpt_vis);
   EXPECT_LE(worst.box_px, 0.01);
   EXPECT_LE(worst.kpt_px, 0.01);
   EXPECT_LE(worst.score, 1e-4);

@@ -31,7 +31,8 @@ float iou(const float* a, const float* b) {
 }
 
 // Plain decode of a [1, 56, N] pose output: score > conf, NMS at iou, letterbox undone.
-std::vector<RefDet> reference_decode(const Tensor& y, const LetterboxInfo& lb, float conf, float iou_th) {
+std::vector<RefDet> reference_decode(const Tensor& y, const LetterboxInfo& lb, float conf,
+                                     float iou_th) {
   const int64_t n = y.dim(2);
   const float* p = y.data<float>();
   std::vector<RefDet> cands;
@@ -49,13 +50,16 @@ std::vector<RefDet> reference_decode(const Tensor& y, const LetterboxInfo& lb, f
     d.score = s;
     for (int k = 0; k < 17; ++k) {
       // Ultralytics' scale_coords clips keypoints to the image, as boxes.
-      float kx = std::clamp(float((p[(5 + 3 * k) * n + i] - lb.pad_left) / lb.scale), 0.f, float(lb.orig_w));
-      float ky = std::clamp(float((p[(6 + 3 * k) * n + i] - lb.pad_top) / lb.scale), 0.f, float(lb.orig_h));
+      float kx = std::clamp(float((p[(5 + 3 * k) * n + i] - lb.pad_left) / lb.scale), 0.f,
+                            float(lb.orig_w));
+      float ky = std::clamp(float((p[(6 + 3 * k) * n + i] - lb.pad_top) / lb.scale), 0.f,
+                            float(lb.orig_h));
       d.kpts.push_back({kx, ky, p[(7 + 3 * k) * n + i]});
     }
     cands.push_back(d);
   }
-  std::stable_sort(cands.begin(), cands.end(), [](const RefDet& a, const RefDet& b) { return a.score > b.score; });
+  std::stable_sort(cands.begin(), cands.end(),
+                   [](const RefDet& a, const RefDet& b) { return a.score > b.score; });
   std::vector<RefDet> kept;
   for (const auto& c : cands) {
     bool suppressed = false;
@@ -71,7 +75,8 @@ TEST(RunOrtParity, Coco8PoseDetectionsMatchOrtDecodedByReference) {
   const std::string model = test::real_model_path();
   const std::string images = test::coco8_pose_dir() + "/images";
   std::string dir = test::temp_dir("runparity");
-  auto r = test::run_cli("run --model '" + model + "' --image '" + images + "' --json '" + dir + "/d.json'");
+  auto r = test::run_cli("run --model '" + model + "' --image '" + images + "' --json '" + dir +
+                         "/d.json'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json ours = nlohmann::json::parse(read_file(dir + "/d.json"));
   ASSERT_EQ(ours.size(), 8u);
@@ -102,11 +107,14 @@ TEST(RunOrtParity, Coco8PoseDetectionsMatchOrtDecodedByReference) {
       worst_score = std::max(worst_score, std::fabs(dets[i]["score"].get<double>() - ref[i].score));
       for (int j = 0; j < 17; ++j)
         for (int c = 0; c < 2; ++c)
-          worst_kpt = std::max(worst_kpt, std::fabs(dets[i]["keypoints"][j][c].get<double>() - ref[i].kpts[j][c]));
+          worst_kpt = std::max(
+              worst_kpt, std::fabs(dets[i]["keypoints"][j][c].get<double>() - ref[i].kpts[j][c]));
     }
   }
-  std::printf("%zu detections; max |edgeq run - ORT+reference|: box %.4f px, keypoint %.4f px, score %.2e\n",
-              total, worst_box, worst_kpt, worst_score);
+  std::printf(
+      "%zu detections; max |edgeq run - ORT+reference|: box %.4f px, keypoint %.4f px, score "
+      "%.2e\n",
+      total, worst_box, worst_kpt, worst_score);
   EXPECT_GT(total, 15u);
   EXPECT_LE(worst_box, 0.05);
   EXPECT_LE(worst_kpt, 0.05);

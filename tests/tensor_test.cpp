@@ -1,7 +1,8 @@
+#include "core/tensor.h"
+
 #include <gtest/gtest.h>
 
 #include "core/npy.h"
-#include "core/tensor.h"
 
 namespace edgeq {
 

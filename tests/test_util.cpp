@@ -35,7 +35,9 @@ std::string coco8_pose_dir() {
   return fs::exists(p) ? p : "";
 }
 
-static std::string ort_script() { return std::string(EDGEQ_SOURCE_DIR) + "/tools/ort/ort_run.js"; }
+static std::string ort_script() {
+  return std::string(EDGEQ_SOURCE_DIR) + "/tools/ort/ort_run.js";
+}
 
 std::string ort_unavailable_reason() {
   if (std::system("node --version > /dev/null 2>&1") != 0) return "node is not installed";
@@ -46,8 +48,8 @@ std::string ort_unavailable_reason() {
 
 std::string temp_dir(const std::string& tag) {
   static std::atomic<int> counter{0};
-  fs::path p = fs::temp_directory_path() /
-               ("edgeq_test_" + tag + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  fs::path p = fs::temp_directory_path() / ("edgeq_test_" + tag + "_" + std::to_string(::getpid()) +
+                                            "_" + std::to_string(counter++));
   fs::remove_all(p);
   fs::create_directories(p);
   return p.string();
@@ -60,7 +62,8 @@ std::vector<std::map<std::string, Tensor>> run_ort_many(
   std::map<std::string, std::string> files;  // input name -> comma-separated npy files
   for (size_t k = 0; k < runs.size(); ++k)
     for (const auto& [name, t] : runs[k]) {
-      std::string file = dir + "/in_" + std::to_string(k) + "_" + std::to_string(files.size()) + ".npy";
+      std::string file =
+          dir + "/in_" + std::to_string(k) + "_" + std::to_string(files.size()) + ".npy";
       save_npy(t, file);
       files[name] += (files[name].empty() ? "" : ",") + file;
     }
@@ -76,18 +79,21 @@ std::vector<std::map<std::string, Tensor>> run_ort_many(
   for (size_t k = 0; k < runs.size(); ++k) {
     std::string sub = runs.size() > 1 ? dir + "/out/" + std::to_string(k) : dir + "/out";
     for (const auto& e : fs::directory_iterator(sub))
-      if (e.path().extension() == ".npy") out[k][e.path().stem().string()] = load_npy(e.path().string());
+      if (e.path().extension() == ".npy")
+        out[k][e.path().stem().string()] = load_npy(e.path().string());
   }
   fs::remove_all(dir);
   return out;
 }
 
-std::map<std::string, Tensor> run_ort(const std::string& model, const std::map<std::string, Tensor>& inputs) {
+std::map<std::string, Tensor> run_ort(const std::string& model,
+                                      const std::map<std::string, Tensor>& inputs) {
   return run_ort_many(model, {inputs}).front();
 }
 
 double max_abs_diff(const Tensor& a, const Tensor& b) {
-  EDGEQ_CHECK(a.shape() == b.shape(), "shape mismatch ", shape_str(a.shape()), " vs ", shape_str(b.shape()));
+  EDGEQ_CHECK(a.shape() == b.shape(), "shape mismatch ", shape_str(a.shape()), " vs ",
+              shape_str(b.shape()));
   auto x = a.to_floats(), y = b.to_floats();
   double m = 0;
   for (size_t i = 0; i < x.size(); ++i) m = std::max(m, std::fabs(double(x[i]) - double(y[i])));

@@ -10,13 +10,14 @@ namespace edgeq::test {
 
 // ../shared next to the checkout, or "" when absent.
 std::string shared_dir();
-std::string real_model_path();      // shared/models/yolo11n-pose.onnx or ""
-std::string coco8_pose_dir();       // shared/data/coco8-pose or ""
+std::string real_model_path();  // shared/models/yolo11n-pose.onnx or ""
+std::string coco8_pose_dir();   // shared/data/coco8-pose or ""
 // Empty when the ORT oracle can run; otherwise the reason it cannot.
 std::string ort_unavailable_reason();
 // Runs `model` in ONNX Runtime (CPU) on `inputs`; returns outputs by name ('/', '\\' and ':' in
 // names become '_').
-std::map<std::string, Tensor> run_ort(const std::string& model, const std::map<std::string, Tensor>& inputs);
+std::map<std::string, Tensor> run_ort(const std::string& model,
+                                      const std::map<std::string, Tensor>& inputs);
 // Same, one ORT session for several input sets.
 std::vector<std::map<std::string, Tensor>> run_ort_many(
     const std::string& model, const std::vector<std::map<std::string, Tensor>>& runs);
@@ -28,14 +29,14 @@ double max_abs_diff(const Tensor& a, const Tensor& b);
 }  // namespace edgeq::test
 
 // Skips the current test with a printed reason when the real model / data are absent.
-#define EDGEQ_REQUIRE_SHARED()                                                        \
-  do {                                                                                \
-    if (::edgeq::test::real_model_path().empty()) {                                   \
-      GTEST_SKIP() << "skipped: ../shared/models/yolo11n-pose.onnx is not present";   \
-    }                                                                                 \
+#define EDGEQ_REQUIRE_SHARED()                                                      \
+  do {                                                                              \
+    if (::edgeq::test::real_model_path().empty()) {                                 \
+      GTEST_SKIP() << "skipped: ../shared/models/yolo11n-pose.onnx is not present"; \
+    }                                                                               \
   } while (0)
-#define EDGEQ_REQUIRE_ORT()                                                           \
-  do {                                                                                \
-    std::string why_ = ::edgeq::test::ort_unavailable_reason();                       \
-    if (!why_.empty()) GTEST_SKIP() << "skipped: " << why_;                           \
+#define EDGEQ_REQUIRE_ORT()                                     \
+  do {                                                          \
+    std::string why_ = ::edgeq::test::ort_unavailable_reason(); \
+    if (!why_.empty()) GTEST_SKIP() << "skipped: " << why_;     \
   } while (0)

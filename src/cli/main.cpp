@@ -25,7 +25,8 @@ void choose_omp_wait_policy(char** argv) {
 
 int main(int argc, char** argv) {
   choose_omp_wait_policy(argv);
-  CLI::App app{"edgeq: quantize YOLO11 models for edge NPUs and CPUs, and prove they are still right"};
+  CLI::App app{
+      "edgeq: quantize YOLO11 models for edge NPUs and CPUs, and prove they are still right"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "edgeq 0.1.0");
   edgeq::cli::register_all(app);

@@ -8,7 +8,8 @@
 namespace edgeq::cli {
 
 const ValueInfo& image_input(const Graph& g) {
-  EDGEQ_CHECK(g.inputs.size() == 1, "expected a model with one input, this one has ", g.inputs.size());
+  EDGEQ_CHECK(g.inputs.size() == 1, "expected a model with one input, this one has ",
+              g.inputs.size());
   const ValueInfo& in = g.inputs[0];
   EDGEQ_CHECK(in.shape.size() == 4 && in.shape[1] == 3, "input '", in.name,
               "' is not an image input [N,3,H,W]: ", shape_str(in.shape));
@@ -20,7 +21,8 @@ Tensor make_input(const Graph& g, const std::string& npy_path, const std::string
   if (!npy_path.empty()) return load_npy(npy_path);
   const ValueInfo& in = image_input(g);
   cv::Mat bgr = read_image(image_path);
-  return preprocess_image(bgr, static_cast<int>(in.shape[2]), static_cast<int>(in.shape[3]), nullptr);
+  return preprocess_image(bgr, static_cast<int>(in.shape[2]), static_cast<int>(in.shape[3]),
+                          nullptr);
 }
 
 }  // namespace edgeq::cli

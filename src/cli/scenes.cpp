@@ -13,7 +13,8 @@ void register_scenes(CLI::App& app) {
     uint32_t seed = 0;
   };
   auto a = std::make_shared<Args>();
-  auto* cmd = app.add_subcommand("scenes", "Write synthetic test images (stick figures on streets)");
+  auto* cmd =
+      app.add_subcommand("scenes", "Write synthetic test images (stick figures on streets)");
   cmd->add_option("--out", a->out, "folder to write into")->required();
   cmd->add_option("--n", a->n, "number of images")->capture_default_str();
   cmd->add_option("--seed", a->seed, "seed")->capture_default_str();

@@ -26,15 +26,42 @@ DType dtype_from_onnx(int onnx_type);
 
 template <typename T>
 constexpr DType dtype_of();
-template <> constexpr DType dtype_of<float>() { return DType::kFloat32; }
-template <> constexpr DType dtype_of<double>() { return DType::kFloat64; }
-template <> constexpr DType dtype_of<uint8_t>() { return DType::kUInt8; }
-template <> constexpr DType dtype_of<int8_t>() { return DType::kInt8; }
-template <> constexpr DType dtype_of<uint16_t>() { return DType::kUInt16; }
-template <> constexpr DType dtype_of<int16_t>() { return DType::kInt16; }
-template <> constexpr DType dtype_of<int32_t>() { return DType::kInt32; }
-template <> constexpr DType dtype_of<int64_t>() { return DType::kInt64; }
-template <> constexpr DType dtype_of<bool>() { return DType::kBool; }
+template <>
+constexpr DType dtype_of<float>() {
+  return DType::kFloat32;
+}
+template <>
+constexpr DType dtype_of<double>() {
+  return DType::kFloat64;
+}
+template <>
+constexpr DType dtype_of<uint8_t>() {
+  return DType::kUInt8;
+}
+template <>
+constexpr DType dtype_of<int8_t>() {
+  return DType::kInt8;
+}
+template <>
+constexpr DType dtype_of<uint16_t>() {
+  return DType::kUInt16;
+}
+template <>
+constexpr DType dtype_of<int16_t>() {
+  return DType::kInt16;
+}
+template <>
+constexpr DType dtype_of<int32_t>() {
+  return DType::kInt32;
+}
+template <>
+constexpr DType dtype_of<int64_t>() {
+  return DType::kInt64;
+}
+template <>
+constexpr DType dtype_of<bool>() {
+  return DType::kBool;
+}
 
 // Calls f(T{}) with T the C++ type of `t` (float, double, uint8_t, ..., int64_t, bool); returns
 // false, calling nothing, for kUndefined or any other value.

@@ -26,7 +26,7 @@ template <typename... Args>
 
 }  // namespace edgeq
 
-#define EDGEQ_CHECK(cond, ...)                 \
-  do {                                         \
-    if (!(cond)) ::edgeq::fail(__VA_ARGS__);   \
+#define EDGEQ_CHECK(cond, ...)               \
+  do {                                       \
+    if (!(cond)) ::edgeq::fail(__VA_ARGS__); \
   } while (0)

@@ -10,16 +10,26 @@ namespace {
 
 std::string descr_of(DType t) {
   switch (t) {
-    case DType::kFloat32: return "<f4";
-    case DType::kFloat64: return "<f8";
-    case DType::kUInt8: return "|u1";
-    case DType::kInt8: return "|i1";
-    case DType::kUInt16: return "<u2";
-    case DType::kInt16: return "<i2";
-    case DType::kInt32: return "<i4";
-    case DType::kInt64: return "<i8";
-    case DType::kBool: return "|b1";
-    default: fail("cannot store ", dtype_name(t), " in .npy");
+    case DType::kFloat32:
+      return "<f4";
+    case DType::kFloat64:
+      return "<f8";
+    case DType::kUInt8:
+      return "|u1";
+    case DType::kInt8:
+      return "|i1";
+    case DType::kUInt16:
+      return "<u2";
+    case DType::kInt16:
+      return "<i2";
+    case DType::kInt32:
+      return "<i4";
+    case DType::kInt64:
+      return "<i8";
+    case DType::kBool:
+      return "|b1";
+    default:
+      fail("cannot store ", dtype_name(t), " in .npy");
   }
 }
 
@@ -83,16 +93,20 @@ Tensor parse_npy(const std::string& bytes, const std::string& what) {
   return t;
 }
 
-Tensor load_npy(const std::string& path) { return parse_npy(read_file(path), path); }
+Tensor load_npy(const std::string& path) {
+  return parse_npy(read_file(path), path);
+}
 
 std::string serialize_npy(const Tensor& t) {
   std::string shape = "(";
   for (size_t i = 0; i < t.shape().size(); ++i) shape += std::to_string(t.shape()[i]) + ", ";
-  if (t.shape().size() > 1) shape.erase(shape.size() - 2);
-  else if (t.shape().size() == 1) shape.erase(shape.size() - 1);
+  if (t.shape().size() > 1)
+    shape.erase(shape.size() - 2);
+  else if (t.shape().size() == 1)
+    shape.erase(shape.size() - 1);
   shape += ")";
-  std::string h = "{'descr': '" + descr_of(t.dtype()) + "', 'fortran_order': False, 'shape': " +
-                  shape + ", }";
+  std::string h =
+      "{'descr': '" + descr_of(t.dtype()) + "', 'fortran_order': False, 'shape': " + shape + ", }";
   size_t total = 10 + h.size() + 1;
   h.append((64 - total % 64) % 64, ' ');
   h += '\n';
@@ -106,6 +120,8 @@ std::string serialize_npy(const Tensor& t) {
   return out;
 }
 
-void save_npy(const Tensor& t, const std::string& path) { write_file_atomic(path, serialize_npy(t)); }
+void save_npy(const Tensor& t, const std::string& path) {
+  write_file_atomic(path, serialize_npy(t));
+}
 
 }  // namespace edgeq

@@ -25,8 +25,8 @@ struct Attribute {
 struct Node {
   std::string name;
   std::string op_type;
-  std::string domain;  // "" for the default ONNX domain
-  std::vector<std::string> inputs;   // "" marks an omitted optional input
+  std::string domain;               // "" for the default ONNX domain
+  std::vector<std::string> inputs;  // "" marks an omitted optional input
   std::vector<std::string> outputs;
   std::map<std::string, Attribute> attrs;
 
@@ -56,7 +56,7 @@ struct OpsetImport {
 struct Graph {
   std::string name = "edgeq";
   std::vector<Node> nodes;
-  std::vector<ValueInfo> inputs;   // graph inputs that are not initializers
+  std::vector<ValueInfo> inputs;  // graph inputs that are not initializers
   std::vector<ValueInfo> outputs;
   std::map<std::string, Tensor> initializers;
   std::vector<ValueInfo> value_info;  // known intermediate shapes (kept for round trips)

@@ -23,7 +23,8 @@ void copy_typed(const Field& field, Tensor& t) {
 Tensor tensor_from_proto(const onnx::TensorProto& p) {
   const std::string name = p.name().empty() ? "(unnamed)" : p.name();
   if (p.data_location() == onnx::TensorProto::EXTERNAL)
-    fail("tensor '", name, "' uses external data, which edgeq does not read yet; re-export with "
+    fail("tensor '", name,
+         "' uses external data, which edgeq does not read yet; re-export with "
          "the weights inside the .onnx file");
   DType dt;
   try {
@@ -41,16 +42,35 @@ Tensor tensor_from_proto(const onnx::TensorProto& p) {
     return t;
   }
   switch (dt) {
-    case DType::kFloat32: copy_typed<decltype(p.float_data()), float>(p.float_data(), t); break;
-    case DType::kFloat64: copy_typed<decltype(p.double_data()), double>(p.double_data(), t); break;
-    case DType::kInt64: copy_typed<decltype(p.int64_data()), int64_t>(p.int64_data(), t); break;
-    case DType::kInt32: copy_typed<decltype(p.int32_data()), int32_t>(p.int32_data(), t); break;
-    case DType::kInt16: copy_typed<decltype(p.int32_data()), int16_t>(p.int32_data(), t); break;
-    case DType::kUInt16: copy_typed<decltype(p.int32_data()), uint16_t>(p.int32_data(), t); break;
-    case DType::kInt8: copy_typed<decltype(p.int32_data()), int8_t>(p.int32_data(), t); break;
-    case DType::kUInt8: copy_typed<decltype(p.int32_data()), uint8_t>(p.int32_data(), t); break;
-    case DType::kBool: copy_typed<decltype(p.int32_data()), bool>(p.int32_data(), t); break;
-    default: fail("tensor '", name, "': cannot read data type ", dtype_name(dt));
+    case DType::kFloat32:
+      copy_typed<decltype(p.float_data()), float>(p.float_data(), t);
+      break;
+    case DType::kFloat64:
+      copy_typed<decltype(p.double_data()), double>(p.double_data(), t);
+      break;
+    case DType::kInt64:
+      copy_typed<decltype(p.int64_data()), int64_t>(p.int64_data(), t);
+      break;
+    case DType::kInt32:
+      copy_typed<decltype(p.int32_data()), int32_t>(p.int32_data(), t);
+      break;
+    case DType::kInt16:
+      copy_typed<decltype(p.int32_data()), int16_t>(p.int32_data(), t);
+      break;
+    case DType::kUInt16:
+      copy_typed<decltype(p.int32_data()), uint16_t>(p.int32_data(), t);
+      break;
+    case DType::kInt8:
+      copy_typed<decltype(p.int32_data()), int8_t>(p.int32_data(), t);
+      break;
+    case DType::kUInt8:
+      copy_typed<decltype(p.int32_data()), uint8_t>(p.int32_data(), t);
+      break;
+    case DType::kBool:
+      copy_typed<decltype(p.int32_data()), bool>(p.int32_data(), t);
+      break;
+    default:
+      fail("tensor '", name, "': cannot read data type ", dtype_name(dt));
   }
   return t;
 }
@@ -69,7 +89,8 @@ ValueInfo value_info_from_proto(const onnx::ValueInfoProto& v) {
     const auto& tt = v.type().tensor_type();
     vi.dtype = static_cast<DType>(tt.elem_type());
     if (tt.has_shape())
-      for (const auto& d : tt.shape().dim()) vi.shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
+      for (const auto& d : tt.shape().dim())
+        vi.shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
   }
   return vi;
 }
@@ -81,17 +102,28 @@ void value_info_to_proto(const ValueInfo& vi, onnx::ValueInfoProto* v) {
   auto* shape = tt->mutable_shape();
   for (int64_t d : vi.shape) {
     auto* dim = shape->add_dim();
-    if (d >= 0) dim->set_dim_value(d);
-    else dim->set_dim_param("?");
+    if (d >= 0)
+      dim->set_dim_value(d);
+    else
+      dim->set_dim_param("?");
   }
 }
 
 Attribute attribute_from_proto(const onnx::AttributeProto& a, const std::string& node) {
   Attribute out;
   switch (a.type()) {
-    case onnx::AttributeProto::INT: out.kind = Attribute::Kind::kInt; out.i = a.i(); break;
-    case onnx::AttributeProto::FLOAT: out.kind = Attribute::Kind::kFloat; out.f = a.f(); break;
-    case onnx::AttributeProto::STRING: out.kind = Attribute::Kind::kString; out.s = a.s(); break;
+    case onnx::AttributeProto::INT:
+      out.kind = Attribute::Kind::kInt;
+      out.i = a.i();
+      break;
+    case onnx::AttributeProto::FLOAT:
+      out.kind = Attribute::Kind::kFloat;
+      out.f = a.f();
+      break;
+    case onnx::AttributeProto::STRING:
+      out.kind = Attribute::Kind::kString;
+      out.s = a.s();
+      break;
     case onnx::AttributeProto::INTS:
       out.kind = Attribute::Kind::kInts;
       out.ints.assign(a.ints().begin(), a.ints().end());
@@ -108,7 +140,9 @@ Attribute attribute_from_proto(const onnx::AttributeProto& a, const std::string&
       out.kind = Attribute::Kind::kTensor;
       out.t = tensor_from_proto(a.t());
       break;
-    default: fail("node '", node, "': attribute '", a.name(), "' has an unsupported type (", a.type(), ")");
+    default:
+      fail("node '", node, "': attribute '", a.name(), "' has an unsupported type (", a.type(),
+           ")");
   }
   return out;
 }
@@ -116,9 +150,18 @@ Attribute attribute_from_proto(const onnx::AttributeProto& a, const std::string&
 void attribute_to_proto(const std::string& key, const Attribute& a, onnx::AttributeProto* p) {
   p->set_name(key);
   switch (a.kind) {
-    case Attribute::Kind::kInt: p->set_type(onnx::AttributeProto::INT); p->set_i(a.i); break;
-    case Attribute::Kind::kFloat: p->set_type(onnx::AttributeProto::FLOAT); p->set_f(a.f); break;
-    case Attribute::Kind::kString: p->set_type(onnx::AttributeProto::STRING); p->set_s(a.s); break;
+    case Attribute::Kind::kInt:
+      p->set_type(onnx::AttributeProto::INT);
+      p->set_i(a.i);
+      break;
+    case Attribute::Kind::kFloat:
+      p->set_type(onnx::AttributeProto::FLOAT);
+      p->set_f(a.f);
+      break;
+    case Attribute::Kind::kString:
+      p->set_type(onnx::AttributeProto::STRING);
+      p->set_s(a.s);
+      break;
     case Attribute::Kind::kInts:
       p->set_type(onnx::AttributeProto::INTS);
       for (auto v : a.ints) p->add_ints(v);
@@ -177,7 +220,9 @@ Graph parse_onnx(const std::string& bytes, const std::string& what) {
   return g;
 }
 
-Graph load_onnx(const std::string& path) { return parse_onnx(read_file(path), path); }
+Graph load_onnx(const std::string& path) {
+  return parse_onnx(read_file(path), path);
+}
 
 std::string serialize_onnx(const Graph& g) {
   onnx::ModelProto m;
@@ -215,6 +260,8 @@ std::string serialize_onnx(const Graph& g) {
   return out;
 }
 
-void save_onnx(const Graph& g, const std::string& path) { write_file_atomic(path, serialize_onnx(g)); }
+void save_onnx(const Graph& g, const std::string& path) {
+  write_file_atomic(path, serialize_onnx(g));
+}
 
 }  // namespace edgeq

@@ -32,7 +32,8 @@ void draw_person(cv::Mat& img, int x, int feet_y, int h, std::mt19937& rng) {
     cv::line(img, shoulder, elbow, body, t, cv::LINE_AA);
     cv::line(img, elbow, wrist, skin, t, cv::LINE_AA);
     cv::line(img, hip, knee, body, t + 1, cv::LINE_AA);
-    cv::line(img, knee, cv::Point(x + s * sw * 3 / 4, feet_y), cv::Scalar(40, 40, 40), t + 1, cv::LINE_AA);
+    cv::line(img, knee, cv::Point(x + s * sw * 3 / 4, feet_y), cv::Scalar(40, 40, 40), t + 1,
+             cv::LINE_AA);
   }
 }
 

@@ -178,7 +178,7 @@ int64_t yolo_head(UltraBuilder& b, const Scope& s, const std::vector<Feat>& feat
   // The flattening Reshapes come after all per-level Concats, as in the export.
   std::vector<std::string> flat;
   for (int64_t l = 0; l < nl; ++l)
-    flat.push_back(flatten(b, s, {levels[l], no, feats[l].h, feats[l].w}));
+    flat.push_back(flatten(b, s, {levels[l], no, feats[l].h, feats[l].w, Tensor()}));
   std::string raw = concat_axis(b, s, flat, 2);
   auto box_cls = b.add_node(s, "Split",
                             {raw, b.int64s(s.path + "/split_" + std::to_string(4 * spec.reg_max) +

@@ -24,9 +24,10 @@ class Conv final : public Kernel {
                 ": only 2-D convolution is supported (input ", shape_str(x.shape), ")");
     group_ = n.attr_int("group", 1);
     const int64_t c_in = x.shape[1], c_out = w.dim(0);
-    EDGEQ_CHECK(group_ > 0 && c_in % group_ == 0 && c_out % group_ == 0 && w.dim(1) * group_ == c_in,
-                n.describe(), ": weight ", shape_str(w.shape()), " does not fit input ",
-                shape_str(x.shape), " with group=", group_);
+    EDGEQ_CHECK(
+        group_ > 0 && c_in % group_ == 0 && c_out % group_ == 0 && w.dim(1) * group_ == c_in,
+        n.describe(), ": weight ", shape_str(w.shape()), " does not fit input ", shape_str(x.shape),
+        " with group=", group_);
     kernel_ = {w.dim(2), w.dim(3)};
     auto ks = n.attr_ints("kernel_shape", kernel_);
     EDGEQ_CHECK(ks == kernel_, n.describe(), ": kernel_shape disagrees with the weight shape");
@@ -51,15 +52,16 @@ class Conv final : public Kernel {
       } else {
         out_hw[i] = (in + pads[i] + pads[i + 2] - k_eff) / strides_[i] + 1;
       }
-      EDGEQ_CHECK(out_hw[i] > 0, n.describe(), ": output would be empty for input ", shape_str(x.shape));
+      EDGEQ_CHECK(out_hw[i] > 0, n.describe(), ": output would be empty for input ",
+                  shape_str(x.shape));
     }
     pad_l_ = {pads[0], pads[1]};
     pad_r_ = {pads[2], pads[3]};
     weights_ = w;
     if (init.has_input(2)) {
       bias_ = init.constant(2);
-      EDGEQ_CHECK(bias_.numel() == c_out, n.describe(), ": bias has ", bias_.numel(), " values for ",
-                  c_out, " output channels");
+      EDGEQ_CHECK(bias_.numel() == c_out, n.describe(), ": bias has ", bias_.numel(),
+                  " values for ", c_out, " output channels");
     }
     silu_ = n.attr_string(kFusedActivationAttr, "") == "silu";
     src_dims_ = {x.shape[0], c_in, x.shape[2], x.shape[3]};
@@ -71,9 +73,8 @@ class Conv final : public Kernel {
     if (!prim_) build();
     src_mem_.set_data_handle(const_cast<void*>(in[0]->raw()));
     dst_mem_.set_data_handle(out[0]->raw());
-    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src_mem_},
-                                         {DNNL_ARG_WEIGHTS, weights_mem_},
-                                         {DNNL_ARG_DST, dst_mem_}};
+    std::unordered_map<int, memory> args{
+        {DNNL_ARG_SRC, src_mem_}, {DNNL_ARG_WEIGHTS, weights_mem_}, {DNNL_ARG_DST, dst_mem_}};
     if (bias_mem_) args[DNNL_ARG_BIAS] = bias_mem_;
     prim_.execute(dnnl_stream(), args);
     dnnl_stream().wait();
@@ -98,9 +99,9 @@ class Conv final : public Kernel {
     memory::desc b_md({dst_dims_[1]}, memory::data_type::f32, tag::x);
     memory::dims dil = {dilations_[0] - 1, dilations_[1] - 1};
     auto desc = bias_.empty()
-                    ? dnnl::convolution_forward::desc(
-                          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                          src_md, w_any, dst_md, strides_, dil, pad_l_, pad_r_)
+                    ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                      dnnl::algorithm::convolution_direct, src_md,
+                                                      w_any, dst_md, strides_, dil, pad_l_, pad_r_)
                     : dnnl::convolution_forward::desc(
                           dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
                           src_md, w_any, b_md, dst_md, strides_, dil, pad_l_, pad_r_);

@@ -2,7 +2,6 @@
 // transB, broadcast C), float32, on one cache-blocked row kernel.
 #include <algorithm>
 #include <cstring>
-
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "runtime/dnnl_context.h"
@@ -118,7 +117,8 @@ class MatMulKernel : public Kernel {
     if (!prim_) {
       const memory::dim bt = batches_;
       memory::desc a_md({bt, m_, k_}, memory::data_type::f32, memory::format_tag::abc);
-      memory::desc b_md({b_shared_ ? 1 : bt, k_, n_}, memory::data_type::f32, memory::format_tag::abc);
+      memory::desc b_md({b_shared_ ? 1 : bt, k_, n_}, memory::data_type::f32,
+                        memory::format_tag::abc);
       memory::desc y_md({bt, m_, n_}, memory::data_type::f32, memory::format_tag::abc);
       dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, y_md), dnnl_engine());
       prim_ = dnnl::matmul(pd);
@@ -129,7 +129,8 @@ class MatMulKernel : public Kernel {
     a_mem_.set_data_handle(const_cast<void*>(a.raw()));
     b_mem_.set_data_handle(const_cast<void*>(b.raw()));
     y_mem_.set_data_handle(y.raw());
-    prim_.execute(dnnl_stream(), {{DNNL_ARG_SRC, a_mem_}, {DNNL_ARG_WEIGHTS, b_mem_}, {DNNL_ARG_DST, y_mem_}});
+    prim_.execute(dnnl_stream(),
+                  {{DNNL_ARG_SRC, a_mem_}, {DNNL_ARG_WEIGHTS, b_mem_}, {DNNL_ARG_DST, y_mem_}});
     dnnl_stream().wait();
   }
 

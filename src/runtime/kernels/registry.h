@@ -7,12 +7,12 @@ void register_builtin_kernels();
 
 void register_conv_kernels();
 void register_elementwise_kernels();
-void register_tensor_kernels();     // Concat, Split, Slice, Reshape, Transpose, Gather, ...
-void register_shape_kernels();      // Shape, Constant, Cast, Identity, Unsqueeze, Squeeze, ...
-void register_pool_kernels();       // MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool
+void register_tensor_kernels();  // Concat, Split, Slice, Reshape, Transpose, Gather, ...
+void register_shape_kernels();   // Shape, Constant, Cast, Identity, Unsqueeze, Squeeze, ...
+void register_pool_kernels();    // MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool
 void register_resize_kernels();
-void register_matmul_kernels();     // MatMul, Gemm
+void register_matmul_kernels();  // MatMul, Gemm
 void register_softmax_kernels();
-void register_quant_kernels();      // QuantizeLinear, DequantizeLinear
+void register_quant_kernels();  // QuantizeLinear, DequantizeLinear
 
 }  // namespace edgeq
