@@ -67,14 +67,8 @@ void run_calibrate(const CalibrateArgs& a) {
   bool skipped_any = false;
   CalibrationRun run = calibrate_images(
       g, sha256_hex(bytes), letterbox_preprocessing(h, w), in.name, mine.size(),
-      [&](size_t i) {
-        try {
-          return preprocess_image(read_image(mine[i].path), h, w, nullptr);
-        } catch (const cv::Exception& e) {
-          fail("cannot decode image ", mine[i].path, ": ", e.what());
-        }
-      },
-      opt, [&] { progress.step(); },
+      [&](size_t i) { return preprocess_image(read_image(mine[i].path), h, w, nullptr); }, opt,
+      [&] { progress.step(); },
       [&](const std::string& why) {
         if (!skipped_any) progress.finish();
         skipped_any = true;

@@ -54,6 +54,11 @@ struct Step {
 
 namespace {
 
+// What a reader that passes a stream on calls with each piece, from the thread that read it.
+LayoutObserver pieces_to(StreamObserver* obs) {
+  return [obs](const float* v, int64_t n) { obs->part(v, n, omp_get_thread_num()); };
+}
+
 // A stream no kernel feeds: all of it, in parallel pieces.
 void feed_whole(StreamObserver& obs, const Tensor& t) {
   obs.begin(t);
@@ -171,11 +176,12 @@ void Executor::prepare() {
   };
   std::map<std::string, PendingStream> pending_streams;
   // The stream waiting on the value stored in `slot`, taken off the waiting list, if a reader of
-  // that slot or of a view op's alias of it (the same bytes in the same order) can pass it on.
-  auto take_stream = [&](int slot, const std::function<bool(StreamObserver*)>& can) {
+  // that slot or of a view op's alias of it (the same bytes in the same order) can pass it on:
+  // can(observer, the streamed value's own slot).
+  auto take_stream = [&](int slot, const std::function<bool(StreamObserver*, int)>& can) {
     const int root = p.slots[slot].alias_of >= 0 ? p.slots[slot].alias_of : slot;
     auto st = pending_streams.find(p.slots[root].value);
-    if (st == pending_streams.end() || st->second.slot != root || !can(st->second.observer))
+    if (st == pending_streams.end() || st->second.slot != root || !can(st->second.observer, root))
       return false;
     pending_streams.erase(st);
     return true;
@@ -195,9 +201,9 @@ void Executor::prepare() {
     s.op = "LayoutConversion";
     s.in_slots = {src};
     s.out_slots = {dst};
-    take_stream(src, [&](StreamObserver* obs) {
-      s.streams_during.push_back({obs, src});
-      s.seen = [obs](const float* v, int64_t n) { obs->part(v, n, omp_get_thread_num()); };
+    take_stream(src, [&](StreamObserver* obs, int streamed) {
+      s.streams_during.push_back({obs, streamed});
+      s.seen = pieces_to(obs);
       return true;
     });
     p.steps.push_back(std::move(s));
@@ -273,13 +279,9 @@ void Executor::prepare() {
     // on from its first use only: the stream is no longer pending.
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       if (s.in_slots[i] < 0) continue;
-      const int slot = s.in_slots[i];
-      take_stream(slot, [&](StreamObserver* obs) {
-        if (!s.kernel->observe_input(
-                i, [obs](const float* v, int64_t n) { obs->part(v, n, omp_get_thread_num()); }))
-          return false;
-        s.streams_during.push_back(
-            {obs, p.slots[slot].alias_of >= 0 ? p.slots[slot].alias_of : slot});
+      take_stream(s.in_slots[i], [&](StreamObserver* obs, int streamed) {
+        if (!s.kernel->observe_input(i, pieces_to(obs))) return false;
+        s.streams_during.push_back({obs, streamed});
         return true;
       });
     }

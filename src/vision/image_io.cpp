@@ -33,7 +33,12 @@ cv::Mat read_image(const std::string& path) {
   std::error_code ec;
   EDGEQ_CHECK(fs::exists(path, ec), "image not found: ", path);
   EDGEQ_CHECK(!fs::is_directory(path, ec), "expected an image file, got a folder: ", path);
-  cv::Mat img = cv::imread(path, cv::IMREAD_COLOR);
+  cv::Mat img;
+  try {
+    img = cv::imread(path, cv::IMREAD_COLOR);
+  } catch (const cv::Exception& e) {  // some corrupt files make a decoder throw
+    fail("cannot decode image ", path, ": ", e.what());
+  }
   EDGEQ_CHECK(!img.empty(), "cannot decode image (unreadable or not an image): ", path);
   return img;
 }

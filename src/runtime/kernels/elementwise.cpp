@@ -26,6 +26,19 @@ void for_chunks(int64_t n, Body body) {
   for (int64_t c = 0; c < chunks; ++c) body(c * kChunk, std::min(n, (c + 1) * kChunk));
 }
 
+// Observers of the operands an elementwise loop reads in order (element i at i): each chunk of
+// them is handed over right after use, while still in cache.
+template <typename T>
+struct Seen {
+  const Kernel::InputObserver* observer[2] = {nullptr, nullptr};
+  const T* values[2] = {nullptr, nullptr};
+  void operator()(int64_t s, int64_t e) const {
+    if constexpr (std::is_same_v<T, float>)
+      for (int k = 0; k < 2; ++k)
+        if (observer[k]) (*observer[k])(values[k] + s, e - s);
+  }
+};
+
 // ---- unary -------------------------------------------------------------------------------
 
 // kSilu: x * sigmoid(x), a Sigmoid node that absorbed Mul(x, Sigmoid(x)) (runtime/fusion.h).
@@ -43,14 +56,12 @@ inline T apply_unary(T x) {
   if constexpr (op == UnaryOp::kAbs) return x < T(0) ? -x : x;
 }
 
-// With an observer, each chunk of x is handed to it right after use, while still in cache.
 template <UnaryOp op, typename T>
-void unary_loop(const T* x, T* y, int64_t n, const Kernel::InputObserver* observer = nullptr) {
+void unary_loop(const T* x, T* y, int64_t n, const Seen<T>& seen = {}) {
   for_chunks(n, [&](int64_t b, int64_t e) {
 #pragma omp simd
     for (int64_t i = b; i < e; ++i) y[i] = apply_unary<op, T>(x[i]);
-    if constexpr (std::is_same_v<T, float>)
-      if (observer) (*observer)(x + b, e - b);
+    seen(b, e);
   });
 }
 
@@ -71,8 +82,9 @@ class UnaryKernel : public Kernel {
     Tensor& y = *out[0];
     switch (x.dtype()) {
       case DType::kFloat32:
-        return unary_loop<op>(x.data<float>(), y.data<float>(), x.numel(),
-                              observer_ ? &observer_ : nullptr);
+        return unary_loop<op>(
+            x.data<float>(), y.data<float>(), x.numel(),
+            observer_ ? Seen<float>{{&observer_}, {x.data<float>()}} : Seen<float>{});
       case DType::kInt64:
         if constexpr (op == UnaryOp::kNeg || op == UnaryOp::kAbs || op == UnaryOp::kRelu)
           return unary_loop<op>(x.data<int64_t>(), y.data<int64_t>(), x.numel());
@@ -157,19 +169,6 @@ BroadcastPlan make_plan(const Shape& a, const Shape& b, const Shape& out) {
   }
   return p;
 }
-
-// The loops below take the observers of the full-size operands (those with the output's shape,
-// element i at i): each chunk of them is handed over right after use, while in cache.
-template <typename T>
-struct Seen {
-  const Kernel::InputObserver* observer[2] = {nullptr, nullptr};
-  const T* values[2] = {nullptr, nullptr};
-  void operator()(int64_t s, int64_t e) const {
-    if constexpr (std::is_same_v<T, float>)
-      for (int k = 0; k < 2; ++k)
-        if (observer[k]) (*observer[k])(values[k] + s, e - s);
-  }
-};
 
 template <BinaryOp op, typename T>
 void binary_same(const T* a, const T* b, T* y, int64_t n, const Seen<T>& seen) {
