@@ -7,11 +7,13 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/op_traits.h"
 #include "runtime/constant_folding.h"
 #include "runtime/fusion.h"
 #include "runtime/layout.h"
 #include "runtime/layout_choice.h"
 #include "runtime/memory_plan.h"
+#include "runtime/qdq_fold.h"
 
 namespace edgeq {
 
@@ -142,7 +144,12 @@ void Executor::prepare() {
   for (const auto& o : g.outputs) protect.insert(o.name);
   for (const auto& kv : hooks_) protect.insert(kv.first);
   for (const auto& kv : streams_) protect.insert(kv.first);
+  if (opt_.fold_qdq) {
+    fold_qdq_pairs(rt, p.descs, protect);
+    if (!watch_all) drop_redundant_fake_quant(rt, protect);
+  }
   if (opt_.fuse && !watch_all) {
+    if (opt_.fold_qdq) fuse_fake_quant(rt, protect);
     fuse_conv_silu(rt, protect);
     fuse_sigmoid_mul(rt, protect);
   }
@@ -236,9 +243,9 @@ void Executor::prepare() {
             ? choose_layout(node, in_descs, p.descs[node.outputs[0]].shape, input_is_nhwc)
             : Layout::kPlain;
     // A view op on a plain, internal, unwatched value becomes an alias of its input.
-    if (layout == Layout::kPlain && is_view_op(op) && node.domain.empty() &&
-        node.outputs.size() == 1 && !in_descs[0].constant && !protect.count(node.outputs[0]) &&
-        !hooks_for(node.outputs[0]) && !p.descs[node.outputs[0]].constant) {
+    if (layout == Layout::kPlain && op_traits(node).view && node.outputs.size() == 1 &&
+        !in_descs[0].constant && !protect.count(node.outputs[0]) && !hooks_for(node.outputs[0]) &&
+        !p.descs[node.outputs[0]].constant) {
       int src = slot_in(node.inputs[0], Layout::kPlain);
       if (!p.slots[src].external) {
         int id = new_slot(node.outputs[0], Layout::kPlain);

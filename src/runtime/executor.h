@@ -19,6 +19,10 @@ struct ExecutorOptions {
   bool fuse = true;           // Conv+Sigmoid+Mul -> Conv with SiLU post-op, when nothing watches
   bool channels_last = true;  // keep 4-D activations in NHWC between layout-aware kernels
   bool profile = false;       // time every step (see Executor::profile())
+  // QDQ models: each activation's QuantizeLinear -> DequantizeLinear pair runs as one fake-quant
+  // step, fused into the kernel that produces the value where it can (runtime/qdq_fold.h); the
+  // results are bit-identical to running every Q and DQ as its own op (false).
+  bool fold_qdq = true;
 };
 
 // Accumulated time of one planned step (a kernel or a layout conversion) over all runs.

@@ -1,21 +1,13 @@
 #include "runtime/fusion.h"
 
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "runtime/fake_quant.h"
+#include "runtime/graph_rewrite.h"
+
 namespace edgeq {
 namespace {
-
-using Readers = std::unordered_map<std::string, std::vector<int>>;
-
-Readers readers_of(const Graph& g) {
-  Readers readers;
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    for (const auto& in : g.nodes[i].inputs)
-      if (!in.empty()) readers[in].push_back(static_cast<int>(i));
-  return readers;
-}
 
 // The Sigmoid and Mul nodes computing Mul(x, Sigmoid(x)) from x, when the Sigmoid's output is
 // read by that Mul alone and is not protected; {-1, -1} otherwise.
@@ -44,14 +36,6 @@ Attribute silu_attr() {
   return act;
 }
 
-void drop_nodes(Graph& g, const std::vector<bool>& drop) {
-  std::vector<Node> kept;
-  kept.reserve(g.nodes.size());
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (!drop[i]) kept.push_back(std::move(g.nodes[i]));
-  g.nodes = std::move(kept);
-}
-
 }  // namespace
 
 int fuse_conv_silu(Graph& g, const std::set<std::string>& protect) {
@@ -63,9 +47,12 @@ int fuse_conv_silu(Graph& g, const std::set<std::string>& protect) {
     if (conv.op_type != "Conv" || !conv.domain.empty() || conv.has_attr(kFusedActivationAttr))
       continue;
     const std::string& x = conv.outputs[0];
-    if (protect.count(x) || readers[x].size() != 2) continue;
+    if (protect.count(x) || readers[x].size() != 2 || conv.has_attr(kFakeQuantOutAttr)) continue;
     auto [sig, mul] = silu_nodes(g, readers, x, protect);
     if (sig < 0) continue;
+    // oneDNN's swish post-op cannot quantize sigmoid(x) before the multiplication.
+    if (g.nodes[sig].has_attr(kFakeQuantOutAttr) || g.nodes[mul].has_attr(kFakeQuantOutAttr))
+      continue;
     conv.attrs[kFusedActivationAttr] = silu_attr();
     conv.outputs[0] = g.nodes[mul].outputs[0];
     drop[sig] = drop[mul] = true;
@@ -85,8 +72,15 @@ int fuse_sigmoid_mul(Graph& g, const std::set<std::string>& protect) {
     if (n.op_type != "Sigmoid" || n.inputs.empty() || !seen.insert(n.inputs[0]).second) continue;
     auto [sig, mul] = silu_nodes(g, readers, n.inputs[0], protect);
     if (sig != static_cast<int>(si)) continue;
-    g.nodes[sig].attrs[kFusedActivationAttr] = silu_attr();
-    g.nodes[sig].outputs[0] = g.nodes[mul].outputs[0];
+    Node& sigmoid = g.nodes[sig];
+    sigmoid.attrs[kFusedActivationAttr] = silu_attr();
+    sigmoid.outputs[0] = g.nodes[mul].outputs[0];
+    // Quantization points move along: the Sigmoid's output step applies before the
+    // multiplication, the Mul's to the result.
+    FakeQuantParams inner = fake_quant_of(sigmoid), outer = fake_quant_of(g.nodes[mul]);
+    sigmoid.attrs.erase(kFakeQuantOutAttr);
+    if (inner.active()) set_fake_quant(sigmoid, kFakeQuantInnerAttr, inner);
+    if (outer.active()) set_fake_quant(sigmoid, kFakeQuantOutAttr, outer);
     drop[mul] = true;
     ++fused;
   }

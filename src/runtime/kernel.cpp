@@ -3,6 +3,7 @@
 #include <map>
 #include <mutex>
 
+#include "runtime/fake_quant.h"
 #include "runtime/kernels/registry.h"
 
 namespace edgeq {
@@ -49,7 +50,11 @@ std::vector<std::string> registered_ops() {
 std::unique_ptr<Kernel> create_kernel(const KernelInit& init) {
   const KernelFactory* f = find_kernel(init.node.domain, init.node.op_type);
   if (!f) fail("unsupported op: ", init.node.describe(), " has no kernel in edgeq");
-  return (*f)(init);
+  std::unique_ptr<Kernel> k = (*f)(init);
+  const bool fq = init.node.has_attr(kFakeQuantOutAttr) || init.node.has_attr(kFakeQuantInnerAttr);
+  EDGEQ_CHECK(!fq || k->applies_fake_quant, init.node.describe(),
+              ": internal error: a fake-quant step was fused into a kernel that cannot apply it");
+  return k;
 }
 
 Shape physical_shape(const Shape& logical, Layout layout) {

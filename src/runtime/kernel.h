@@ -67,6 +67,9 @@ class Kernel {
 
   // Filled by the constructor: dtype and shape of each output.
   std::vector<ValueDesc> outputs;
+  // Set by the constructor of a kernel that applies the node's fake-quant attributes
+  // (runtime/fake_quant.h); create_kernel refuses a node carrying them otherwise.
+  bool applies_fake_quant = false;
 };
 
 using KernelFactory = std::function<std::unique_ptr<Kernel>(const KernelInit&)>;

@@ -1,6 +1,7 @@
-// Which physical layout a node runs in (see Layout in kernel.h): Conv always NHWC; pooling and
-// Resize when their input is already NHWC; Concat, Split and elementwise ops when all their 4-D
-// activation inputs are NHWC (elementwise: same shape as the output, or one element).
+// Which physical layout a node runs in (see Layout in kernel.h; which ops can run NHWC is an op
+// trait, ir/op_traits.h): Conv always NHWC; pooling and Resize when their input is already NHWC;
+// Concat, Split and elementwise ops when all their 4-D activation inputs are NHWC (elementwise:
+// same shape as the output, or one element).
 #pragma once
 #include <functional>
 #include <string>
@@ -11,9 +12,6 @@
 namespace edgeq {
 
 bool is_float_4d(const ValueDesc& d);
-bool is_elementwise_op(const std::string& op);
-// Ops whose output is the input's bytes under another shape: planned as aliases, not copies.
-bool is_view_op(const std::string& op);
 
 // `input_is_nhwc(i)`: input i is an activation currently stored NHWC.
 Layout choose_layout(const Node& node, const std::vector<ValueDesc>& inputs,

@@ -1,7 +1,11 @@
-// Conv (2-D, grouped, dilated, padded) on oneDNN, in NCHW or NHWC, with an optional fused SiLU.
+// Conv (2-D, grouped, dilated, padded) on oneDNN, in NCHW or NHWC, with an optional fused SiLU
+// or an output fake-quant step (runtime/fake_quant.h) as post-ops: divide by the scale (a binary
+// post-op, so the division is the one QuantizeLinear does), round half to even, clip to the code
+// range, multiply by the scale.
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "runtime/dnnl_context.h"
+#include "runtime/fake_quant.h"
 #include "runtime/fusion.h"
 #include "runtime/kernel.h"
 #include "runtime/kernels/registry.h"
@@ -64,6 +68,10 @@ class Conv final : public Kernel {
                   " values for ", c_out, " output channels");
     }
     silu_ = n.attr_string(kFusedActivationAttr, "") == "silu";
+    fq_ = fake_quant_of(n);
+    EDGEQ_CHECK(!(silu_ && fq_.active()), n.describe(),
+                ": a fused SiLU and an output fake-quant step do not combine");
+    applies_fake_quant = true;
     src_dims_ = {x.shape[0], c_in, x.shape[2], x.shape[3]};
     dst_dims_ = {x.shape[0], c_out, out_hw[0], out_hw[1]};
     outputs.push_back({DType::kFloat32, {dst_dims_.begin(), dst_dims_.end()}, nullptr});
@@ -76,6 +84,7 @@ class Conv final : public Kernel {
     std::unordered_map<int, memory> args{
         {DNNL_ARG_SRC, src_mem_}, {DNNL_ARG_WEIGHTS, weights_mem_}, {DNNL_ARG_DST, dst_mem_}};
     if (bias_mem_) args[DNNL_ARG_BIAS] = bias_mem_;
+    if (fq_scale_mem_) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = fq_scale_mem_;
     prim_.execute(dnnl_stream(), args);
     dnnl_stream().wait();
   }
@@ -106,11 +115,17 @@ class Conv final : public Kernel {
                           dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
                           src_md, w_any, b_md, dst_md, strides_, dil, pad_l_, pad_r_);
     dnnl::primitive_attr attr;
-    if (silu_) {
-      dnnl::post_ops po;
-      po.append_eltwise(1.f, dnnl::algorithm::eltwise_swish, 1.f, 0.f);
-      attr.set_post_ops(po);
+    dnnl::post_ops po;
+    if (silu_) po.append_eltwise(1.f, dnnl::algorithm::eltwise_swish, 1.f, 0.f);
+    if (fq_.active()) {
+      memory::desc scalar({1, 1, 1, 1}, memory::data_type::f32, tag::nchw);
+      po.append_binary(dnnl::algorithm::binary_div, scalar);
+      po.append_eltwise(1.f, dnnl::algorithm::eltwise_round, 0.f, 0.f);
+      po.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, fq_.lo, fq_.hi);
+      po.append_eltwise(1.f, dnnl::algorithm::eltwise_linear, fq_.scale, 0.f);
+      fq_scale_mem_ = memory(scalar, eng, &fq_.scale);
     }
+    attr.set_post_ops(po);
     dnnl::convolution_forward::primitive_desc pd(desc, attr, eng);
     prim_ = dnnl::convolution_forward(pd);
     memory user_w({w_dims, memory::data_type::f32, w_tag}, eng, weights_.raw());
@@ -128,8 +143,9 @@ class Conv final : public Kernel {
   memory::dims kernel_, strides_, dilations_, pad_l_, pad_r_, src_dims_, dst_dims_;
   Tensor weights_, bias_;
   bool silu_ = false;
+  FakeQuantParams fq_;
   dnnl::primitive prim_;
-  memory weights_mem_, bias_mem_, src_mem_, dst_mem_;
+  memory weights_mem_, bias_mem_, src_mem_, dst_mem_, fq_scale_mem_;
 };
 
 }  // namespace

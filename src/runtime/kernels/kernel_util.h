@@ -1,5 +1,6 @@
 // Small helpers shared by the kernel families: strides, index math (fast math: core/fast_math.h).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -12,6 +13,21 @@ namespace edgeq {
 
 // Element counts above which loops are split across OpenMP threads.
 constexpr int64_t kParallelNumel = 64 * 1024;
+
+// Elementwise loops work in chunks of this many values (in cache while a chunk's epilogue runs).
+constexpr int64_t kChunk = 16 * 1024;
+
+// Runs body(begin, end) over [0, n) in chunks of kChunk, in parallel when n is large.
+template <typename Body>
+void for_chunks(int64_t n, Body body) {
+  if (n <= kParallelNumel) {
+    body(0, n);
+    return;
+  }
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel for
+  for (int64_t c = 0; c < chunks; ++c) body(c * kChunk, std::min(n, (c + 1) * kChunk));
+}
 
 // Row-major element strides of a shape.
 inline std::vector<int64_t> contiguous_strides(const Shape& s) {

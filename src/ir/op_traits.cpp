@@ -1,0 +1,162 @@
+#include "ir/op_traits.h"
+
+#include <map>
+
+namespace edgeq {
+namespace {
+
+// Flags, combined with | in the table below.
+enum : unsigned {
+  kView = 1 << 0,         // view (implies same values and moves values)
+  kSame = 1 << 1,         // same values (implies moves values)
+  kMoves = 1 << 2,        // moves values
+  kElementwise = 1 << 3,  // elementwise (implies NHWC)
+  kOrt = 1 << 4,          // ORT's QDQ quantizer wraps it
+  kOrtShares = 1 << 5,    // ... and its output shares its input's encoding there
+  kNhwc = 1 << 6,         // runs NHWC
+};
+
+struct Row {
+  const char* op;
+  DataInputs data;
+  unsigned flags;
+};
+
+using D = DataInputs;
+
+// ONNX's default domain. ORT columns follow onnxruntime/python/tools/quantization/registry.py
+// (QLinearOpsRegistry and QDQRegistry).
+const Row kOnnxRows[] = {
+    // op                      data           flags
+    {"Abs", D::kAll, kElementwise},
+    {"Add", D::kAll, kElementwise | kOrt},
+    {"ArgMax", D::kFirst, kOrt},
+    {"AveragePool", D::kFirst, kOrt | kNhwc},
+    {"BatchNormalization", D::kFirst, kOrt},
+    {"Cast", D::kNone, 0},
+    {"Clip", D::kFirst, kOrt},
+    {"Concat", D::kAll, kMoves | kOrt | kNhwc},
+    {"Constant", D::kNone, 0},
+    {"ConstantOfShape", D::kNone, 0},
+    {"Conv", D::kWeighted, kOrt | kNhwc},
+    {"ConvTranspose", D::kWeighted, kOrt},
+    {"DequantizeLinear", D::kFirst, 0},
+    {"Div", D::kAll, kElementwise},
+    {"Exp", D::kAll, kElementwise},
+    {"Expand", D::kFirst, kMoves},
+    {"Flatten", D::kFirst, kView | kOrtShares},
+    {"Gather", D::kFirst, kMoves | kOrt},
+    {"GatherElements", D::kFirst, kMoves | kOrt},
+    {"Gemm", D::kWeighted, kOrt},
+    {"GlobalAveragePool", D::kFirst, kOrt},
+    {"GlobalMaxPool", D::kFirst, kMoves},
+    {"Identity", D::kFirst, kView},
+    {"InstanceNormalization", D::kFirst, kOrt},
+    {"LayerNormalization", D::kFirst, kOrt},
+    {"LeakyRelu", D::kFirst, kOrt},
+    {"LogSoftmax", D::kFirst, 0},
+    {"MatMul", D::kAll, kOrt},
+    {"MaxPool", D::kFirst, kMoves | kOrt | kOrtShares | kNhwc},
+    {"Mul", D::kAll, kElementwise | kOrt},
+    {"Neg", D::kAll, kElementwise},
+    {"NonZero", D::kNone, 0},
+    {"Pad", D::kFirst, kOrt},
+    {"Pow", D::kAll, 0},
+    {"QuantizeLinear", D::kFirst, 0},
+    {"Range", D::kNone, 0},
+    {"ReduceMax", D::kFirst, 0},
+    {"ReduceMean", D::kFirst, 0},
+    {"ReduceSum", D::kFirst, 0},
+    {"Relu", D::kFirst, kElementwise | kOrt},
+    {"Reshape", D::kFirst, kView | kOrt | kOrtShares},
+    {"Resize", D::kFirst, kMoves | kOrt | kOrtShares | kNhwc},  // moves values when nearest
+    {"Shape", D::kNone, 0},
+    {"Sigmoid", D::kFirst, kElementwise | kOrt},
+    {"Size", D::kNone, 0},
+    {"Slice", D::kFirst, kMoves | kOrt | kOrtShares},
+    {"Softmax", D::kFirst, kOrt},
+    {"Split", D::kFirst, kMoves | kOrt | kOrtShares | kNhwc},
+    {"Sqrt", D::kAll, kElementwise},
+    {"Squeeze", D::kFirst, kView | kOrt | kOrtShares},
+    {"Sub", D::kAll, kElementwise},
+    {"Tanh", D::kFirst, kElementwise},
+    {"Tile", D::kFirst, kMoves},
+    {"TopK", D::kFirst, 0},
+    {"Transpose", D::kFirst, kSame | kOrt | kOrtShares},
+    {"Unsqueeze", D::kFirst, kView | kOrt | kOrtShares},
+    {"Upsample", D::kFirst, 0},
+    {"Where", D::kWhere, kOrt},
+};
+
+// The executor's own ops (runtime/qdq_fold.h) and ORT's contrib Q/DQ.
+const Row kEdgeqRows[] = {
+    {"FakeQuant", D::kFirst, kElementwise},
+};
+const Row kMicrosoftRows[] = {
+    {"QuantizeLinear", D::kFirst, 0},
+    {"DequantizeLinear", D::kFirst, 0},
+};
+
+OpTraits to_traits(const Row& r) {
+  OpTraits t;
+  t.data = r.data;
+  t.view = r.flags & kView;
+  t.same_values = t.view || (r.flags & kSame);
+  t.moves_values = t.same_values || (r.flags & kMoves);
+  t.elementwise = r.flags & kElementwise;
+  t.ort_quantizes = r.flags & kOrt;
+  t.ort_shares_encoding = r.flags & kOrtShares;
+  t.nhwc = t.elementwise || (r.flags & kNhwc);
+  return t;
+}
+
+using Table = std::map<std::pair<std::string, std::string>, OpTraits>;
+
+const Table& table() {
+  static const Table t = [] {
+    Table m;
+    for (const Row& r : kOnnxRows) m[{"", r.op}] = to_traits(r);
+    for (const Row& r : kEdgeqRows) m[{"edgeq", r.op}] = to_traits(r);
+    for (const Row& r : kMicrosoftRows) m[{"com.microsoft", r.op}] = to_traits(r);
+    return m;
+  }();
+  return t;
+}
+
+}  // namespace
+
+const OpTraits& op_traits(const std::string& domain, const std::string& op_type) {
+  static const OpTraits unknown;
+  auto it = table().find({domain, op_type});
+  return it == table().end() ? unknown : it->second;
+}
+
+std::vector<std::pair<std::string, std::string>> ops_with_traits() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& kv : table()) out.push_back(kv.first);
+  return out;
+}
+
+std::vector<size_t> data_input_indices(const Node& node) {
+  switch (op_traits(node).data) {
+    case DataInputs::kFirst:
+    case DataInputs::kWeighted:
+      return {0};
+    case DataInputs::kWhere:
+      return {1, 2};
+    case DataInputs::kNone:
+      return {};
+    case DataInputs::kAll:
+      break;
+  }
+  std::vector<size_t> all;
+  for (size_t i = 0; i < node.inputs.size(); ++i) all.push_back(i);
+  return all;
+}
+
+bool moves_values(const Node& node) {
+  if (!op_traits(node).moves_values) return false;
+  return node.op_type != "Resize" || node.attr_string("mode", "nearest") == "nearest";
+}
+
+}  // namespace edgeq

@@ -1,0 +1,56 @@
+// Fake quantization: a QuantizeLinear -> DequantizeLinear pair as one float step,
+//   y = clamp(round_half_even(x / scale), qmin - zp, qmax - zp) * scale,
+// bit-identical to running the two ONNX ops (QuantizeLinear: saturate(rint(x / scale) + zp);
+// DequantizeLinear: (q - zp) * scale): rint(x / scale) is an integer-valued float, so adding and
+// later subtracting zp is exact, and NaN saturates to qmin as the Q kernel does. A negative zero
+// code becomes +0 (the integer code has no sign), so a code of 0 dequantizes to +0 here too.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace edgeq {
+
+struct FakeQuantParams {
+  float scale = 0;  // 0: none
+  float lo = 0;     // qmin - zero_point
+  float hi = 0;     // qmax - zero_point
+
+  bool active() const { return scale > 0; }
+  bool operator==(const FakeQuantParams& o) const {
+    return scale == o.scale && lo == o.lo && hi == o.hi;
+  }
+  bool operator!=(const FakeQuantParams& o) const { return !(*this == o); }
+  // Codes of this grid (hi - lo + 1) and the grid's bit width (8 for up to 256 codes).
+  int64_t codes() const { return static_cast<int64_t>(hi - lo) + 1; }
+  int bits() const;
+  std::string describe() const;
+};
+
+inline float fake_quant(float x, float scale, float lo, float hi) {
+  float k = std::rint(x / scale) + 0.0f;  // + 0.0f: -0 -> +0
+  k = k > hi ? hi : k;
+  k = k >= lo ? k : lo;  // NaN ends here too
+  return k * scale;
+}
+inline float fake_quant(float x, const FakeQuantParams& p) {
+  return fake_quant(x, p.scale, p.lo, p.hi);
+}
+
+// y[i] = fake_quant(x[i]) for n values (x may equal y); vectorized, single-threaded.
+void fake_quant_span(const float* x, float* y, int64_t n, const FakeQuantParams& p);
+
+// Node attributes that carry a fake-quant step: kFakeQuantOutAttr on a node whose output is
+// fake-quantized by its kernel; kFakeQuantInnerAttr on a fused SiLU's Sigmoid result (before the
+// multiplication). Stored as floats {scale, lo, hi}.
+inline const char* kFakeQuantOutAttr = "edgeq.fq";
+inline const char* kFakeQuantInnerAttr = "edgeq.fq_inner";
+
+void set_fake_quant(Node& n, const char* attr, const FakeQuantParams& p);
+// The step stored in `attr`, or an inactive one.
+FakeQuantParams fake_quant_of(const Node& n, const char* attr = kFakeQuantOutAttr);
+
+}  // namespace edgeq
