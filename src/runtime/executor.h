@@ -53,6 +53,8 @@ class StreamObserver {
   virtual void end() = 0;
 };
 
+struct Plan;
+
 class Executor {
  public:
   explicit Executor(Graph graph, ExecutorOptions opt = {});
@@ -84,12 +86,17 @@ class Executor {
   int threads() const;
   // Per-step times accumulated over runs when ExecutorOptions::profile is set.
   std::vector<StepTime> profile() const;
+  // After planning: the values the plan keeps in memory (its own buffer or an alias of one), in
+  // plan order. Values fused away (a Conv output absorbed by its SiLU, a Sigmoid inside a fused
+  // SiLU, a QuantizeLinear's codes) are not among them.
+  std::vector<std::string> stored_values();
+  // The graph that runs after planning's rewrites (QDQ folding, fusion).
+  const Graph& runtime_graph();
   // After planning: for each streamed value, the op type of the kernel that passes it on while
   // reading it, or "" when it is fed whole after its step.
   std::map<std::string, std::string> stream_readers() const;
 
  private:
-  struct Plan;
   void call_hooks(const std::string& value, const Tensor& logical, const Tensor& stored);
   bool needs_logical_view(const std::string& value) const;
   Graph graph_;

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/error.h"
@@ -21,6 +22,7 @@ struct ValueDesc {
   Shape shape;
   const Tensor* constant = nullptr;
 };
+using ValueDescs = std::unordered_map<std::string, ValueDesc>;
 
 // Physical layout of 4-D activations. kNHWC stores a logical [N,C,H,W] tensor as [N,H,W,C].
 // Contract: ValueDesc shapes (KernelInit::inputs, Kernel::outputs) are always LOGICAL (ONNX)

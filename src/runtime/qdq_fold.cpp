@@ -163,7 +163,7 @@ bool absorbs_fake_quant(const Node& n) {
   if (!n.domain.empty() || n.outputs.size() != 1 || n.has_attr(kFakeQuantOutAttr)) return false;
   const std::string& op = n.op_type;
   if (op == "Conv" || op == "Sigmoid") return !n.has_attr(kFusedActivationAttr);
-  return op == "Add" || op == "Sub" || op == "Mul" || op == "Div";
+  return op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Concat";
 }
 
 int fuse_fake_quant(Graph& g, const std::set<std::string>& protect) {

@@ -7,20 +7,17 @@
 //      of an op that only moves values, such as Reshape, Split, Slice, MaxPool or nearest Resize,
 //      whose inputs carry the same fake quantization) changes nothing and goes.
 //   3. fuse_fake_quant: a FakeQuant whose input has no other reader is absorbed by the producing
-//      kernel (Conv as oneDNN post-ops; Sigmoid and binary arithmetic as an epilogue).
+//      kernel (Conv as oneDNN post-ops; Sigmoid, binary arithmetic and Concat as an epilogue).
 // Each keeps the graph's results bit for bit; none touches a value in `protect` (graph outputs,
 // values watched by hooks).
 #pragma once
 #include <set>
 #include <string>
-#include <unordered_map>
 
 #include "ir/graph.h"
 #include "runtime/kernel.h"
 
 namespace edgeq {
-
-using ValueDescs = std::unordered_map<std::string, ValueDesc>;
 
 // Returns the number of pairs folded. `descs` gives every value's type (the Q output's type sets
 // the code range) and constants (scale and zero point must be constants).

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "runtime/fake_quant.h"
 #include "runtime/kernel.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/registry.h"
@@ -61,6 +62,10 @@ class ConcatKernel : public Kernel {
     outputs.push_back({first.dtype, out, nullptr});
     float_ = first.dtype == DType::kFloat32;
     observers_.resize(init.inputs.size());
+    fq_ = fake_quant_of(init.node);
+    EDGEQ_CHECK(!fq_.active() || float_, init.node.describe(),
+                ": a fake-quant step needs a float output");
+    applies_fake_quant = true;
   }
 
   void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
@@ -80,9 +85,11 @@ class ConcatKernel : public Kernel {
     char* dst = bytes_of(y);
     const size_t n_in = in.size();
     // Blocks of rows; with observers, each input's part of a block is handed over right after
-    // it is copied, while in cache (an input's rows of a block are contiguous in it).
+    // it is copied, while in cache (an input's rows of a block are contiguous in it); with a
+    // fake-quant step, the block is quantized then too.
+    const bool blocked = observed_ || fq_.active();
     const int64_t block =
-        observed_ ? std::max<int64_t>(1, kObservedBlockBytes / std::max<int64_t>(out_row, 1)) : 1;
+        blocked ? std::max<int64_t>(1, kBlockBytes / std::max<int64_t>(out_row, 1)) : 1;
     const int64_t blocks = (outer + block - 1) / block;
 #pragma omp parallel for if (outer * out_row > kParallelNumel * 4)
     for (int64_t bk = 0; bk < blocks; ++bk) {
@@ -93,6 +100,10 @@ class ConcatKernel : public Kernel {
           std::memcpy(d, srcs[i] + o * rows[i], rows[i]);
           d += rows[i];
         }
+      }
+      if (fq_.active()) {
+        float* f = reinterpret_cast<float*>(dst + o0 * out_row);
+        fake_quant_span(f, f, (o1 - o0) * out_row / static_cast<int64_t>(sizeof(float)), fq_);
       }
       if (observed_)
         for (size_t i = 0; i < n_in; ++i)
@@ -110,10 +121,11 @@ class ConcatKernel : public Kernel {
   }
 
  private:
-  static constexpr int64_t kObservedBlockBytes = 32 * 1024;
+  static constexpr int64_t kBlockBytes = 32 * 1024;
   Layout layout_;
   int64_t rank_ = 0, axis_ = 0;
   bool float_ = false, observed_ = false;
+  FakeQuantParams fq_;                    // on the output
   std::vector<InputObserver> observers_;  // per input
 };
 
