@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/run_options.h"
 #include "core/file_io.h"
 #include "core/process_stats.h"
 #include "ir/onnx_io.h"
@@ -23,7 +24,8 @@ namespace {
 
 struct BenchArgs {
   std::string model, json;
-  int threads = 0, runs = 20, warmup = 3, workers = 1;
+  RunOptions run;
+  int runs = 20, warmup = 3, workers = 1;
   bool profile = false;
 };
 
@@ -86,7 +88,7 @@ double run_workers(const BenchArgs& a, const Graph& g, const std::map<std::strin
   for (int w = 0; w < a.workers; ++w)
     workers.emplace_back([&] {
       try {
-        ExecutorOptions opt;
+        ExecutorOptions opt = a.run.executor();
         opt.threads = threads_each;
         Executor ex(g, opt);  // planned on the thread that runs it
         ex.prepare();
@@ -116,7 +118,7 @@ void run_bench(const BenchArgs& a) {
   const std::map<std::string, Tensor> inputs = random_inputs(g);
   if (a.workers > 1) {
     EDGEQ_CHECK(!a.profile, "--profile times one executor; use it without --workers");
-    const int threads = a.threads > 0 ? a.threads : omp_get_max_threads();
+    const int threads = a.run.threads > 0 ? a.run.threads : omp_get_max_threads();
     const int each = std::max(1, threads / a.workers);
     const double ms = run_workers(a, g, inputs, each);
     const size_t rss = peak_rss_bytes();
@@ -133,13 +135,13 @@ void run_bench(const BenchArgs& a) {
     }
     return;
   }
-  ExecutorOptions opt;
-  opt.threads = a.threads;
+  ExecutorOptions opt = a.run.executor();
   opt.profile = a.profile;
   Executor ex(g, opt);
   auto t0 = std::chrono::steady_clock::now();
   ex.prepare();
   double prepare_ms = ms_since(t0);
+  print_notices(ex);
   for (int i = 0; i < a.warmup; ++i) ex.run(inputs);
   std::vector<double> ms;
   for (int i = 0; i < a.runs; ++i) {
@@ -153,8 +155,8 @@ void run_bench(const BenchArgs& a) {
   for (double v : ms) mean += v / ms.size();
   size_t rss = peak_rss_bytes();
   if (a.profile) print_profile(ex.profile(), a.runs + a.warmup);
-  std::printf("model %s  threads %d  runs %d (+%d warm-up)\n", a.model.c_str(), ex.threads(),
-              a.runs, a.warmup);
+  std::printf("model %s  threads %d  exec %s  runs %d (+%d warm-up)\n", a.model.c_str(),
+              ex.threads(), a.run.exec.c_str(), a.runs, a.warmup);
   std::printf("latency ms: min %.2f  median %.2f  p95 %.2f   (plan %.1f ms)\n", mn, med, p95,
               prepare_ms);
   std::printf("memory: peak RSS %.1f MiB, activation arena %.1f MiB, weights %.1f MiB\n",
@@ -162,6 +164,7 @@ void run_bench(const BenchArgs& a) {
   if (!a.json.empty()) {
     nlohmann::json j = {{"model", a.model},
                         {"threads", ex.threads()},
+                        {"exec", a.run.exec},
                         {"workers", 1},
                         {"runs", a.runs},
                         {"warmup", a.warmup},
@@ -184,7 +187,7 @@ void register_bench(CLI::App& app) {
   auto a = std::make_shared<BenchArgs>();
   auto* cmd = app.add_subcommand("bench", "Latency and memory of the FP32 (or QDQ) model");
   cmd->add_option("--model", a->model, "ONNX model")->required();
-  cmd->add_option("--threads", a->threads, "threads (0: all cores)");
+  add_run_options(cmd, a->run);
   cmd->add_option("--runs", a->runs, "timed runs")->capture_default_str();
   cmd->add_option("--warmup", a->warmup, "untimed runs first")->capture_default_str();
   cmd->add_option("--workers", a->workers,

@@ -34,10 +34,15 @@ void register_compare(CLI::App& app) {
   cmd->add_option("--map-conf", a->map_conf, "score threshold of detections scored for mAP")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
+  auto exec = std::make_shared<std::string>("simulate");
   cmd->add_option("--threads", a->threads, "threads (0: all cores)");
+  cmd->add_option("--exec", *exec, "how the test model runs: simulate | int8")
+      ->check(CLI::IsMember({"simulate", "int8"}))
+      ->capture_default_str();
   cmd->add_option("--json", *json, "write the report as JSON");
   cmd->add_flag("--quiet", *quiet, "no per-image progress on stderr");
-  cmd->callback([a, json, quiet] {
+  cmd->callback([a, json, quiet, exec] {
+    a->exec = parse_exec_mode(*exec);
     CompareReport rep = run_compare(*a, *quiet ? nullptr : &std::cerr);
     print_compare_report(rep, std::cout);
     if (!json->empty()) write_file_atomic(*json, compare_report_json(rep).dump(2) + "\n");

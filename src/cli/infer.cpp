@@ -3,6 +3,7 @@
 
 #include "cli/commands.h"
 #include "cli/model_input.h"
+#include "cli/run_options.h"
 #include "core/file_io.h"
 #include "core/npy.h"
 #include "ir/onnx_io.h"
@@ -13,7 +14,7 @@ namespace {
 
 struct InferArgs {
   std::string model, input, image, out;
-  int threads = 0;
+  RunOptions run;
 };
 
 std::string file_safe(std::string name) {
@@ -25,9 +26,8 @@ std::string file_safe(std::string name) {
 void run_infer(const InferArgs& a) {
   Graph g = load_onnx(a.model);
   Tensor x = make_input(g, a.input, a.image);
-  ExecutorOptions opt;
-  opt.threads = a.threads;
-  Executor ex(g, opt);
+  Executor ex(g, a.run.executor());
+  print_notices(ex);
   auto outputs = ex.run({{g.inputs.at(0).name, x}});
   ensure_dir(a.out);
   for (const auto& o : g.outputs) {
@@ -47,7 +47,7 @@ void register_infer(CLI::App& app) {
   auto* im = cmd->add_option("--image", a->image, "image, letterboxed as Ultralytics does");
   in->excludes(im);
   cmd->add_option("--out", a->out, "output folder")->required();
-  cmd->add_option("--threads", a->threads, "threads (0: all cores)");
+  add_run_options(cmd, a->run);
   cmd->callback([a] { run_infer(*a); });
 }
 

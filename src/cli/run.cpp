@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/model_input.h"
+#include "cli/run_options.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "ir/onnx_io.h"
@@ -27,7 +28,7 @@ using Clock = std::chrono::steady_clock;
 struct RunArgs {
   std::string model, image, json, draw;
   PostprocessOptions post;
-  int threads = 0;
+  RunOptions run;
 };
 
 double ms_since(Clock::time_point t) {
@@ -66,9 +67,8 @@ void run_run(const RunArgs& a) {
   const auto kpt_shape = g.metadata_value("kpt_shape");
   const auto names = g.metadata_value("names");
 
-  ExecutorOptions opt;
-  opt.threads = a.threads;
-  Executor ex(std::move(g), opt);
+  Executor ex(std::move(g), a.run.executor());
+  print_notices(ex);
 
   nlohmann::json results = nlohmann::json::array();
   std::vector<double> infer_ms;
@@ -131,7 +131,7 @@ void register_run(CLI::App& app) {
   cmd->add_option("--max-det", a->post.max_det, "at most this many detections per image")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  cmd->add_option("--threads", a->threads, "threads (0: all cores)");
+  add_run_options(cmd, a->run);
   cmd->add_option("--json", a->json,
                   "write detections JSON (one object for an image file, an array otherwise)");
   cmd->add_option("--draw", a->draw, "write drawn image(s): a file for one image, else a folder");

@@ -123,7 +123,11 @@ CompareReport run_compare(const CompareOptions& opt, std::ostream* progress) {
   eo.threads = opt.threads;
   const int in_h = static_cast<int>(ref_in.shape[2]), in_w = static_cast<int>(ref_in.shape[3]);
   Executor ref_ex(std::move(ref_g), eo);
-  Executor test_ex(std::move(test_g), eo);
+  ExecutorOptions test_eo = eo;
+  test_eo.exec = opt.exec;
+  Executor test_ex(std::move(test_g), test_eo);
+  if (progress)
+    for (const std::string& line : test_ex.notices()) *progress << line << "\n";
   PostprocessOptions map_post = opt.post;
   map_post.conf = opt.map_conf;
 

@@ -12,6 +12,7 @@
 #include "eval/detection_diff.h"
 #include "eval/task_metrics.h"
 #include "eval/tensor_error.h"
+#include "runtime/executor.h"
 #include "vision/postprocess.h"
 
 namespace edgeq {
@@ -25,6 +26,7 @@ struct CompareOptions {
   float map_conf = 0.001f;  // detections scored for mAP, as Ultralytics val (conf 0.001)
   float match_iou = 0.5f;
   int threads = 0;
+  ExecMode exec = ExecMode::kSimulate;  // how the test model runs (the reference always floats)
 };
 
 struct OutputError {

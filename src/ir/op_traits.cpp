@@ -91,6 +91,12 @@ const Row kOnnxRows[] = {
 // The executor's own ops (runtime/qdq_fold.h) and ORT's contrib Q/DQ.
 const Row kEdgeqRows[] = {
     {"FakeQuant", D::kFirst, kElementwise},
+    // --exec int8 (runtime/int8_lowering.h)
+    {"Quantize", D::kFirst, kElementwise},
+    {"Dequantize", D::kFirst, kElementwise},
+    {"QLut", D::kAll, kElementwise},
+    {"QBinary", D::kAll, kElementwise},
+    {"QConv", D::kWeighted, kNhwc},
 };
 const Row kMicrosoftRows[] = {
     {"QuantizeLinear", D::kFirst, 0},

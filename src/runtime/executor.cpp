@@ -84,7 +84,7 @@ void Executor::prepare() {
   w.wants_plain = [this](const std::string& v) { return needs_logical_view(v); };
   w.streams = streams_;
 
-  p.runtime = edgeq::runtime_graph(g, shapes.folded, p.descs, opt_, w);
+  p.runtime = edgeq::runtime_graph(g, shapes.folded, p.descs, opt_, w, p.notices);
   plan_steps(p, g, opt_, w);
   plan_memory(p);
   plan_ = std::move(plan);
@@ -169,6 +169,17 @@ std::vector<std::string> Executor::stored_values() {
   for (const Slot& s : plan_->slots)
     if (seen.insert(s.value).second) out.push_back(s.value);
   return out;
+}
+
+ExecMode parse_exec_mode(const std::string& s) {
+  if (s == "simulate") return ExecMode::kSimulate;
+  if (s == "int8") return ExecMode::kInt8;
+  fail("unknown --exec '", s, "' (choose simulate or int8)");
+}
+
+std::vector<std::string> Executor::notices() {
+  if (!plan_) prepare();
+  return plan_->notices;
 }
 
 const Graph& Executor::runtime_graph() {

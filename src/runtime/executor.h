@@ -14,6 +14,15 @@
 
 namespace edgeq {
 
+// How a QDQ model runs: kSimulate in float with fake-quant steps (bit-identical to running every
+// QuantizeLinear and DequantizeLinear); kInt8 with its 8-bit activations as uint8 codes and integer
+// kernels (runtime/int8_lowering.h). Float models run the same either way, but kInt8 refuses a
+// model without 8-bit activations.
+enum class ExecMode { kSimulate, kInt8 };
+
+// "simulate" | "int8"; throws listing the choices.
+ExecMode parse_exec_mode(const std::string& s);
+
 struct ExecutorOptions {
   int threads = 0;            // 0: all cores
   bool fuse = true;           // Conv+Sigmoid+Mul -> Conv with SiLU post-op, when nothing watches
@@ -23,6 +32,7 @@ struct ExecutorOptions {
   // step, fused into the kernel that produces the value where it can (runtime/qdq_fold.h); the
   // results are bit-identical to running every Q and DQ as its own op (false).
   bool fold_qdq = true;
+  ExecMode exec = ExecMode::kSimulate;
 };
 
 // Accumulated time of one planned step (a kernel or a layout conversion) over all runs.
@@ -90,8 +100,11 @@ class Executor {
   // plan order. Values fused away (a Conv output absorbed by its SiLU, a Sigmoid inside a fused
   // SiLU, a QuantizeLinear's codes) are not among them.
   std::vector<std::string> stored_values();
-  // The graph that runs after planning's rewrites (QDQ folding, fusion).
+  // The graph that runs after planning's rewrites (QDQ folding, fusion, int8 lowering).
   const Graph& runtime_graph();
+  // After planning: one line per thing the user should know about how the model runs (with
+  // --exec int8, the ops that read or write 8-bit values but run in float).
+  std::vector<std::string> notices();
   // After planning: for each streamed value, the op type of the kernel that passes it on while
   // reading it, or "" when it is fed whole after its step.
   std::map<std::string, std::string> stream_readers() const;

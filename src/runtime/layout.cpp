@@ -7,11 +7,13 @@
 namespace edgeq {
 namespace {
 
-// Transposes each of `batch` row-major [rows, cols] matrices of 4-byte elements, in 32 x 32 tiles.
+// Transposes each of `batch` row-major [rows, cols] matrices of T (4-byte floats or 1-byte codes),
+// in 32 x 32 tiles.
 // The work items are blocks of 32 rows by up to kColBlock columns (so a matrix of few rows, such
 // as an RGB image, still splits across threads); `seen` gets each block's source rows after use.
-void transpose_batched(const uint32_t* src, uint32_t* dst, int64_t batch, int64_t rows,
-                       int64_t cols, const LayoutObserver* seen) {
+template <typename T>
+void transpose_batched(const T* src, T* dst, int64_t batch, int64_t rows, int64_t cols,
+                       const LayoutObserver* seen) {
   constexpr int64_t kTile = 32, kColBlock = 128 * kTile;
   const int64_t row_tiles = (rows + kTile - 1) / kTile;
   const int64_t col_block = std::min(cols, kColBlock);
@@ -20,8 +22,8 @@ void transpose_batched(const uint32_t* src, uint32_t* dst, int64_t batch, int64_
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t rt = 0; rt < row_tiles; ++rt)
       for (int64_t cb = 0; cb < col_blocks; ++cb) {
-        const uint32_t* s = src + b * rows * cols;
-        uint32_t* d = dst + b * rows * cols;
+        const T* s = src + b * rows * cols;
+        T* d = dst + b * rows * cols;
         const int64_t r0 = rt * kTile, r_end = std::min(rows, r0 + kTile);
         const int64_t c0 = cb * col_block, c_last = std::min(cols, c0 + col_block);
         for (int64_t ct = c0; ct < c_last; ct += kTile) {
@@ -29,6 +31,7 @@ void transpose_batched(const uint32_t* src, uint32_t* dst, int64_t batch, int64_
           for (int64_t r = r0; r < r_end; ++r)
             for (int64_t c = ct; c < c_end; ++c) d[c * rows + r] = s[r * cols + c];
         }
+        if constexpr (sizeof(T) != sizeof(float)) continue;
         if (!seen) continue;
         const float* f = reinterpret_cast<const float*>(s);
         if (col_block == cols)  // whole rows: one contiguous piece
@@ -39,25 +42,34 @@ void transpose_batched(const uint32_t* src, uint32_t* dst, int64_t batch, int64_
 }
 
 void check(const Tensor& src, const Tensor& dst, const LayoutObserver* seen) {
-  EDGEQ_CHECK(src.rank() == 4 && dst.rank() == 4 && dtype_size(src.dtype()) == 4 &&
-                  src.numel() == dst.numel(),
-              "layout conversion needs 4-D 32-bit tensors of equal size");
+  const size_t es = dtype_size(src.dtype());
+  EDGEQ_CHECK(src.rank() == 4 && dst.rank() == 4 && (es == 4 || es == 1) &&
+                  dst.dtype() == src.dtype() && src.numel() == dst.numel(),
+              "layout conversion needs 4-D tensors of 32-bit or 8-bit elements, of equal size");
   EDGEQ_CHECK(!seen || src.dtype() == DType::kFloat32, "layout conversion: only float32 values ",
               "can be observed");
+}
+
+// Each of `batch` [rows, cols] matrices transposed.
+void transpose(const Tensor& src, Tensor& dst, int64_t batch, int64_t rows, int64_t cols,
+               const LayoutObserver* seen) {
+  check(src, dst, seen);
+  if (dtype_size(src.dtype()) == 1)
+    transpose_batched(src.data<uint8_t>(), dst.data<uint8_t>(), batch, rows, cols, nullptr);
+  else
+    transpose_batched(src.data<uint32_t>(), dst.data<uint32_t>(), batch, rows, cols, seen);
 }
 
 }  // namespace
 
 void nchw_to_nhwc(const Tensor& src, Tensor& dst, const LayoutObserver* seen) {
-  check(src, dst, seen);
   const Shape& s = src.shape();
-  transpose_batched(src.data<uint32_t>(), dst.data<uint32_t>(), s[0], s[1], s[2] * s[3], seen);
+  transpose(src, dst, s[0], s[1], s[2] * s[3], seen);
 }
 
 void nhwc_to_nchw(const Tensor& src, Tensor& dst, const LayoutObserver* seen) {
-  check(src, dst, seen);
   const Shape& s = src.shape();  // [N,H,W,C]
-  transpose_batched(src.data<uint32_t>(), dst.data<uint32_t>(), s[0], s[1] * s[2], s[3], seen);
+  transpose(src, dst, s[0], s[1] * s[2], s[3], seen);
 }
 
 }  // namespace edgeq

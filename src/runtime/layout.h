@@ -1,4 +1,4 @@
-// Conversions between the plain NCHW layout and NHWC for 4-D float tensors.
+// Conversions between the plain NCHW layout and NHWC for 4-D tensors of floats or 8-bit codes.
 #pragma once
 #include <functional>
 

@@ -4,17 +4,17 @@
 
 namespace edgeq {
 
-bool is_float_4d(const ValueDesc& d) {
-  return d.dtype == DType::kFloat32 && d.shape.size() == 4;
+bool is_activation_4d(const ValueDesc& d) {
+  return (d.dtype == DType::kFloat32 || d.dtype == DType::kUInt8) && d.shape.size() == 4;
 }
 
 Layout choose_layout(const Node& node, const std::vector<ValueDesc>& inputs,
                      const Shape& output_shape, const std::function<bool(size_t)>& input_is_nhwc) {
   const std::string& op = node.op_type;
   const OpTraits& traits = op_traits(node);
-  if (!traits.nhwc || inputs.empty() || !is_float_4d(inputs[0]) || inputs[0].constant)
+  if (!traits.nhwc || inputs.empty() || !is_activation_4d(inputs[0]) || inputs[0].constant)
     return Layout::kPlain;
-  if (op == "Conv") return Layout::kNHWC;
+  if (traits.data == DataInputs::kWeighted) return Layout::kNHWC;  // Conv, QConv
   if (op == "MaxPool" || op == "AveragePool" || op == "Resize")
     return input_is_nhwc(0) ? Layout::kNHWC : Layout::kPlain;
   const bool elementwise = traits.elementwise;
@@ -26,7 +26,7 @@ Layout choose_layout(const Node& node, const std::vector<ValueDesc>& inputs,
       if (shape_numel(d.shape) == 1) continue;
       ok &= d.shape == output_shape && !d.constant;
     } else {
-      ok &= is_float_4d(d) && !d.constant;
+      ok &= is_activation_4d(d) && !d.constant;
     }
     any |= input_is_nhwc(i);
   }

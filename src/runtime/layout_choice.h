@@ -11,7 +11,8 @@
 
 namespace edgeq {
 
-bool is_float_4d(const ValueDesc& d);
+// A 4-D float32 activation, or one stored as 8-bit codes (--exec int8): may be stored NHWC.
+bool is_activation_4d(const ValueDesc& d);
 
 // `input_is_nhwc(i)`: input i is an activation currently stored NHWC.
 Layout choose_layout(const Node& node, const std::vector<ValueDesc>& inputs,

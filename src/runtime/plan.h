@@ -58,6 +58,7 @@ struct Plan {
   std::map<std::string, Tensor> constants;  // initializers and folded values
   std::vector<std::string> activation_order;
   Graph runtime;  // the nodes that run, after the rewrites
+  std::vector<std::string> notices;
   std::vector<Slot> slots;
   std::vector<Step> steps;
   std::vector<std::pair<std::string, int>> input_slots;   // graph input -> slot

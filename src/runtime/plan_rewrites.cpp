@@ -1,12 +1,18 @@
 #include "runtime/plan_rewrites.h"
 
 #include "runtime/fusion.h"
+#include "runtime/int8_lowering.h"
 #include "runtime/qdq_fold.h"
 
 namespace edgeq {
 
-Graph runtime_graph(const Graph& g, const std::vector<bool>& folded, const ValueDescs& descs,
-                    const ExecutorOptions& opt, const Watches& watches) {
+Graph runtime_graph(const Graph& g, const std::vector<bool>& folded, ValueDescs& descs,
+                    const ExecutorOptions& opt, const Watches& watches,
+                    std::vector<std::string>& notices) {
+  const bool int8 = opt.exec == ExecMode::kInt8;
+  EDGEQ_CHECK(!int8 || (opt.fold_qdq && !watches.all),
+              "--exec int8 needs folded QDQ pairs and cannot watch every value (use --exec "
+              "simulate for calibration and per-value comparisons)");
   Graph rt;
   rt.opsets = g.opsets;
   for (size_t ni = 0; ni < g.nodes.size(); ++ni)
@@ -21,6 +27,11 @@ Graph runtime_graph(const Graph& g, const std::vector<bool>& folded, const Value
     if (opt.fold_qdq) fuse_fake_quant(rt, watches.protect);
     fuse_conv_silu(rt, watches.protect);
     fuse_sigmoid_mul(rt, watches.protect);
+  }
+  if (int8) {
+    Int8Plan plan = lower_to_int8(rt, descs, g, watches.protect);
+    for (const std::string& line : plan.float_ops)
+      notices.push_back("int8: runs in float (no int8 kernel): " + line);
   }
   return rt;
 }

@@ -1,5 +1,6 @@
 // Planning pass 2: the graph that runs. Folded nodes go; QDQ pairs fold into fake-quant steps
-// (runtime/qdq_fold.h) and kernels fuse (runtime/fusion.h), never hiding a watched value.
+// (runtime/qdq_fold.h) and kernels fuse (runtime/fusion.h), never hiding a watched value; with
+// --exec int8, 8-bit values become codes (runtime/int8_lowering.h).
 #pragma once
 #include <vector>
 
@@ -7,8 +8,10 @@
 
 namespace edgeq {
 
-// `g` sorted topologically; `folded` per node of g (constant folding, pass 1).
-Graph runtime_graph(const Graph& g, const std::vector<bool>& folded, const ValueDescs& descs,
-                    const ExecutorOptions& opt, const Watches& watches);
+// `g` sorted topologically; `folded` per node of g (constant folding, pass 1). With --exec int8
+// the integer lowering adds values to `descs` and lines to `notices`.
+Graph runtime_graph(const Graph& g, const std::vector<bool>& folded, ValueDescs& descs,
+                    const ExecutorOptions& opt, const Watches& watches,
+                    std::vector<std::string>& notices);
 
 }  // namespace edgeq

@@ -48,7 +48,7 @@ class StepPlanner {
     Slot s;
     s.value = v;
     s.desc = p_.descs[v];
-    s.layout = is_float_4d(s.desc) ? l : Layout::kPlain;
+    s.layout = is_activation_4d(s.desc) ? l : Layout::kPlain;
     p_.slots.push_back(std::move(s));
     int id = static_cast<int>(p_.slots.size()) - 1;
     (p_.slots[id].layout == Layout::kNHWC ? nhwc_slot_ : plain_slot_)[v] = id;
@@ -158,7 +158,7 @@ class StepPlanner {
         continue;
       }
       bool nhwc_input =
-          layout == Layout::kNHWC && is_float_4d(in_descs[i]) && !(data_only && i > 0);
+          layout == Layout::kNHWC && is_activation_4d(in_descs[i]) && !(data_only && i > 0);
       s.in_slots.push_back(slot_in(v, nhwc_input ? Layout::kNHWC : Layout::kPlain));
     }
     for (size_t o = 0; o < node.outputs.size(); ++o) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "runtime/kernel.h"
 #include "runtime/kernels/kernel_util.h"
@@ -88,8 +89,9 @@ class PoolKernel : public Kernel {
  public:
   PoolKernel(const KernelInit& init, PoolKind kind) : kind_(kind) {
     const ValueDesc& x = init.in(0);
-    EDGEQ_CHECK(x.dtype == DType::kFloat32, init.node.describe(), ": input type ",
-                dtype_name(x.dtype), " not supported");
+    // MaxPool also runs on 8-bit codes (--exec int8): the max of codes is the code of the max.
+    EDGEQ_CHECK(x.dtype == DType::kFloat32 || (kind == PoolKind::kMax && x.dtype == DType::kUInt8),
+                init.node.describe(), ": input type ", dtype_name(x.dtype), " not supported");
     EDGEQ_CHECK(init.node.outputs.size() < 2 || init.node.outputs[1].empty(), init.node.describe(),
                 ": the Indices output of MaxPool is not supported");
     Shape out;
@@ -100,10 +102,10 @@ class PoolKernel : public Kernel {
   }
 
   void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
-    if (nhwc_)
-      run_nhwc(in[0]->data<float>(), out[0]->data<float>());
+    if (in[0]->dtype() == DType::kUInt8)
+      run_as(in[0]->data<uint8_t>(), out[0]->data<uint8_t>());
     else
-      run_nchw(in[0]->data<float>(), out[0]->data<float>());
+      run_as(in[0]->data<float>(), out[0]->data<float>());
   }
 
  private:
@@ -147,29 +149,46 @@ class PoolKernel : public Kernel {
     return count;
   }
 
-  void run_nchw(const float* x, float* y) const {
+  template <typename T>
+  void run_as(const T* x, T* y) const {
+    if (nhwc_)
+      run_nhwc(x, y);
+    else
+      run_nchw(x, y);
+  }
+
+  // The start of a max: -inf for floats, the smallest code for codes.
+  template <typename T>
+  static T lowest() {
+    return std::is_floating_point_v<T> ? -std::numeric_limits<T>::infinity()
+                                       : std::numeric_limits<T>::lowest();
+  }
+
+  template <typename T>
+  void run_nchw(const T* x, T* y) const {
     const Axis &h = g_.h, &w = g_.w;
     const int64_t planes = g_.n * g_.c;
 #pragma omp parallel for if (planes * h.out * w.out * h.k * w.k > kParallelNumel)
     for (int64_t p = 0; p < planes; ++p) {
-      const float* xp = x + p * h.in * w.in;
-      float* yp = y + p * h.out * w.out;
+      const T* xp = x + p * h.in * w.in;
+      T* yp = y + p * h.out * w.out;
       for (int64_t oh = 0; oh < h.out; ++oh) {
         const Taps th = taps(h, oh);
         const int64_t ih0 = oh * h.s - h.p0;
         for (int64_t ow = 0; ow < w.out; ++ow) {
           const Taps tw = taps(w, ow);
           const int64_t iw0 = ow * w.s - w.p0;
-          float acc = kind_ == PoolKind::kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
+          T acc = kind_ == PoolKind::kMax ? lowest<T>() : T(0);
           const int64_t count =
               for_each_inside(h, th, ih0, w, tw, iw0, [&](int64_t ih, int64_t iw) {
-                const float v = xp[ih * w.in + iw];
-                acc = kind_ == PoolKind::kMax ? std::max(acc, v) : acc + v;
+                const T v = xp[ih * w.in + iw];
+                acc = kind_ == PoolKind::kMax ? std::max(acc, v) : T(acc + v);
               });
-          if (kind_ == PoolKind::kAvg) {
-            const int64_t div = include_pad_ ? th.padded * tw.padded : count;
-            acc = div > 0 ? acc / static_cast<float>(div) : 0.0f;
-          }
+          if constexpr (std::is_floating_point_v<T>)
+            if (kind_ == PoolKind::kAvg) {
+              const int64_t div = include_pad_ ? th.padded * tw.padded : count;
+              acc = div > 0 ? acc / static_cast<float>(div) : 0.0f;
+            }
           yp[oh * w.out + ow] = acc;
         }
       }
@@ -177,7 +196,8 @@ class PoolKernel : public Kernel {
   }
 
   // x physical [N,H,W,C], y physical [N,OH,OW,C]; the channel loop is innermost.
-  void run_nhwc(const float* x, float* y) const {
+  template <typename T>
+  void run_nhwc(const T* x, T* y) const {
     const Axis &h = g_.h, &w = g_.w;
     const int64_t C = g_.c;
     const int64_t rows = g_.n * h.out;
@@ -189,11 +209,11 @@ class PoolKernel : public Kernel {
       for (int64_t ow = 0; ow < w.out; ++ow) {
         const Taps tw = taps(w, ow);
         const int64_t iw0 = ow * w.s - w.p0;
-        float* yv = y + ((n * h.out + oh) * w.out + ow) * C;
-        const float init = kind_ == PoolKind::kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
+        T* yv = y + ((n * h.out + oh) * w.out + ow) * C;
+        const T init = kind_ == PoolKind::kMax ? lowest<T>() : T(0);
         for (int64_t c = 0; c < C; ++c) yv[c] = init;
         const int64_t count = for_each_inside(h, th, ih0, w, tw, iw0, [&](int64_t ih, int64_t iw) {
-          const float* xv = x + ((n * h.in + ih) * w.in + iw) * C;
+          const T* xv = x + ((n * h.in + ih) * w.in + iw) * C;
           if (kind_ == PoolKind::kMax) {
 #pragma omp simd
             for (int64_t c = 0; c < C; ++c) yv[c] = std::max(yv[c], xv[c]);
@@ -202,11 +222,12 @@ class PoolKernel : public Kernel {
             for (int64_t c = 0; c < C; ++c) yv[c] += xv[c];
           }
         });
-        if (kind_ == PoolKind::kAvg) {
-          const int64_t div = include_pad_ ? th.padded * tw.padded : count;
-          const float inv = div > 0 ? 1.0f / static_cast<float>(div) : 0.0f;
-          for (int64_t c = 0; c < C; ++c) yv[c] *= inv;
-        }
+        if constexpr (std::is_floating_point_v<T>)
+          if (kind_ == PoolKind::kAvg) {
+            const int64_t div = include_pad_ ? th.padded * tw.padded : count;
+            const float inv = div > 0 ? 1.0f / static_cast<float>(div) : 0.0f;
+            for (int64_t c = 0; c < C; ++c) yv[c] *= inv;
+          }
       }
     }
   }

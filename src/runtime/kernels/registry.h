@@ -14,5 +14,7 @@ void register_resize_kernels();
 void register_matmul_kernels();  // MatMul, Gemm
 void register_softmax_kernels();
 void register_quant_kernels();  // QuantizeLinear, DequantizeLinear
+void register_code_kernels();   // --exec int8: Quantize, Dequantize, QLut
+void register_qconv_kernels();  // --exec int8: QConv
 
 }  // namespace edgeq

@@ -6,7 +6,9 @@
 #include <limits>
 
 #include "runtime/fake_quant.h"
+#include "runtime/int8_lowering.h"
 #include "runtime/kernel.h"
+#include "runtime/kernels/byte_lut.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/registry.h"
 
@@ -66,6 +68,23 @@ class ConcatKernel : public Kernel {
     EDGEQ_CHECK(!fq_.active() || float_, init.node.describe(),
                 ": a fake-quant step needs a float output");
     applies_fake_quant = true;
+    // Codes (--exec int8): one table per input mapping its codes to the output's; inputs already
+    // on the output's grid are copied.
+    std::vector<int64_t> tables = init.node.attr_ints(kRequantAttr);
+    if (!tables.empty()) {
+      EDGEQ_CHECK(first.dtype == DType::kUInt8 && tables.size() == 256 * init.inputs.size(),
+                  init.node.describe(), ": re-encoding tables need uint8 codes, 256 per input");
+      requant_.resize(init.inputs.size());
+      for (size_t i = 0; i < init.inputs.size(); ++i) {
+        bool identity = true;
+        std::vector<uint8_t> t(256);
+        for (int c = 0; c < 256; ++c) {
+          t[c] = static_cast<uint8_t>(tables[i * 256 + c]);
+          identity = identity && t[c] == c;
+        }
+        if (!identity) requant_[i] = std::move(t);
+      }
+    }
   }
 
   void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
@@ -97,7 +116,13 @@ class ConcatKernel : public Kernel {
       for (int64_t o = o0; o < o1; ++o) {
         char* d = dst + o * out_row;
         for (size_t i = 0; i < n_in; ++i) {
-          std::memcpy(d, srcs[i] + o * rows[i], rows[i]);
+          const char* src = srcs[i] + o * rows[i];
+          if (i < requant_.size() && !requant_[i].empty()) {
+            byte_lut(reinterpret_cast<const uint8_t*>(src), reinterpret_cast<uint8_t*>(d), rows[i],
+                     requant_[i].data());
+          } else {
+            std::memcpy(d, src, rows[i]);
+          }
           d += rows[i];
         }
       }
@@ -125,8 +150,9 @@ class ConcatKernel : public Kernel {
   Layout layout_;
   int64_t rank_ = 0, axis_ = 0;
   bool float_ = false, observed_ = false;
-  FakeQuantParams fq_;                    // on the output
-  std::vector<InputObserver> observers_;  // per input
+  FakeQuantParams fq_;                         // on the output
+  std::vector<std::vector<uint8_t>> requant_;  // per input, empty when copied as is
+  std::vector<InputObserver> observers_;       // per input
 };
 
 // ---- Split -------------------------------------------------------------------------------

@@ -1,0 +1,51 @@
+// Integer execution (--exec int8): the planning pass that stores a QDQ model's 8-bit activations
+// as uint8 codes and runs the ops around them on codes. It works on the runtime graph after QDQ
+// folding and fusion (runtime/qdq_fold.h), where every quantization point is a FakeQuant node or
+// a kernel's fake-quant attribute:
+//   - Conv reading codes with int8 weights (the DequantizeLinear of an int8 initializer in the
+//     source graph) and an int32 bias: QConv on oneDNN u8 x s8 -> s32, requantized to codes, or to
+//     float for a 16-bit output (kernels/qconv.cpp);
+//   - an elementwise op reading codes (Sigmoid, the fused SiLU with its inner step, a FakeQuant
+//     that re-encodes): a table made by running the float op on every code (QLut,
+//     kernels/codes.cpp); Add / Mul / Sub / Div of two coded operands of one shape: QBinary,
+//     the float arithmetic on the codes' values; both match the simulation bit for bit;
+//   - Concat of codes: copies, with a per-input table where an input's grid differs;
+//   - ops that only move values (Reshape, Split, Slice, Transpose, MaxPool, nearest Resize): on
+//     the codes themselves;
+//   - anything else runs in float on Dequantize'd inputs, and its output is Quantize'd when it
+//     is an 8-bit value (16-bit segments such as the decode tail stay float).
+// Graph outputs and watched values stay float.
+#pragma once
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "runtime/kernel.h"
+
+namespace edgeq {
+
+// Attributes of the edgeq-domain integer ops (floats {scale, lo, hi} like kFakeQuantOutAttr).
+inline const char* kInputGridAttr = "edgeq.in_grid";          // QConv: its input's grid
+inline const char* kWeightScalesAttr = "edgeq.w_scales";      // QConv: per output channel
+inline const char* kCodesOutAttr = "edgeq.codes_out";         // QConv: 1 writes codes
+inline const char* kLutCodesAttr = "edgeq.lut_codes";         // QLut: table of output codes
+inline const char* kLutValuesAttr = "edgeq.lut_values";       // QLut: table of float values
+inline const char* kRequantAttr = "edgeq.requant";            // Concat: 256 codes per input
+inline const char* kSecondInputGridAttr = "edgeq.in_grid_b";  // QBinary: its second input's grid
+inline const char* kBinaryOpAttr = "edgeq.op";                // QBinary: Add, Sub, Mul or Div
+
+struct Int8Plan {
+  size_t coded_values = 0;  // activations stored as codes
+  size_t integer_ops = 0;   // nodes running on codes
+  // One line per op type that reads or writes 8-bit values but runs in float (no int8 kernel).
+  std::vector<std::string> float_ops;
+};
+
+// Rewrites `g` (the runtime graph) in place and records new values' types and shapes in `descs`.
+// `source` is the topologically sorted model (its DequantizeLinear nodes give the weights' codes).
+// Throws when the model has no 8-bit activation.
+Int8Plan lower_to_int8(Graph& g, ValueDescs& descs, const Graph& source,
+                       const std::set<std::string>& protect);
+
+}  // namespace edgeq

@@ -1,0 +1,11 @@
+// y[i] = table[x[i]] over bytes: the inner loop of integer kernels on 8-bit codes
+// (kernels/codes.cpp, Concat re-encoding). 64 bytes at a time with AVX-512 VBMI byte permutes where
+// the CPU has them (checked at run time), else one byte at a time; both give the same bytes.
+#pragma once
+#include <cstdint>
+
+namespace edgeq {
+
+void byte_lut(const uint8_t* x, uint8_t* y, int64_t n, const uint8_t table[256]);
+
+}  // namespace edgeq

@@ -1,0 +1,199 @@
+// Kernels on 8-bit codes (domain "edgeq", made by runtime/int8_lowering.h). A code c of a value on
+// the grid (scale s, codes lo..hi after subtracting the zero point, runtime/fake_quant.h) stands
+// for (c + lo) * s: exactly the value the simulation holds.
+//   Quantize    float -> codes: c = clamp(round_half_even(x / s), lo, hi) - lo.
+//   Dequantize  codes -> float: (c + lo) * s.
+//   QLut        codes -> codes or floats through a table made at plan time by running the float
+//               op on every code (256 entries), so the result is the simulation's, bit for bit.
+//   QBinary     Add / Sub / Mul / Div of two coded operands, computed as the float kernels do.
+// All are elementwise: any layout.
+#include <cmath>
+
+#include "runtime/fake_quant.h"
+#include "runtime/int8_lowering.h"
+#include "runtime/kernel.h"
+#include "runtime/kernels/byte_lut.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/registry.h"
+
+namespace edgeq {
+namespace {
+
+FakeQuantParams grid_of(const KernelInit& init) {
+  FakeQuantParams p = fake_quant_of(init.node);
+  EDGEQ_CHECK(p.active() && p.codes() <= 256, init.node.describe(), ": needs an 8-bit grid");
+  return p;
+}
+
+class QuantizeKernel : public Kernel {
+ public:
+  explicit QuantizeKernel(const KernelInit& init) : p_(grid_of(init)) {
+    EDGEQ_CHECK(init.in(0).dtype == DType::kFloat32, init.node.describe(), ": needs float32");
+    outputs.push_back({DType::kUInt8, init.in(0).shape, nullptr});
+    applies_fake_quant = true;
+  }
+  void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
+    const float* x = in[0]->data<float>();
+    uint8_t* y = out[0]->data<uint8_t>();
+    const float s = p_.scale, lo = p_.lo, hi = p_.hi;
+    for_chunks(in[0]->numel(), [&](int64_t b, int64_t e) { quantize_span(x, y, b, e, s, lo, hi); });
+  }
+
+ private:
+  static void quantize_span(const float* x, uint8_t* y, int64_t b, int64_t e, float s, float lo,
+                            float hi) {
+#pragma omp simd
+    for (int64_t i = b; i < e; ++i) {
+      float k = std::rint(x[i] / s);
+      k = k > hi ? hi : k;
+      k = k >= lo ? k : lo;
+      y[i] = static_cast<uint8_t>(static_cast<int32_t>(k - lo));
+    }
+  }
+  FakeQuantParams p_;
+};
+
+class DequantizeKernel : public Kernel {
+ public:
+  explicit DequantizeKernel(const KernelInit& init) : p_(grid_of(init)) {
+    EDGEQ_CHECK(init.in(0).dtype == DType::kUInt8, init.node.describe(), ": needs uint8 codes");
+    outputs.push_back({DType::kFloat32, init.in(0).shape, nullptr});
+    applies_fake_quant = true;
+  }
+  void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
+    const uint8_t* x = in[0]->data<uint8_t>();
+    float* y = out[0]->data<float>();
+    for_chunks(in[0]->numel(), [&](int64_t b, int64_t e) { dequantize_span(x, y, b, e, p_); });
+  }
+
+ private:
+  static void dequantize_span(const uint8_t* x, float* y, int64_t b, int64_t e, FakeQuantParams p) {
+    const float s = p.scale, lo = p.lo;
+#pragma omp simd
+    for (int64_t i = b; i < e; ++i) y[i] = (static_cast<float>(x[i]) + lo) * s;
+  }
+  FakeQuantParams p_;
+};
+
+class QLutKernel : public Kernel {
+ public:
+  explicit QLutKernel(const KernelInit& init) {
+    const Node& n = init.node;
+    EDGEQ_CHECK(n.inputs.size() == 1 && init.in(0).dtype == DType::kUInt8, n.describe(),
+                ": needs one uint8 code input");
+    if (n.has_attr(kLutCodesAttr)) {
+      for (int64_t c : n.attr_ints(kLutCodesAttr)) codes_.push_back(static_cast<uint8_t>(c));
+      EDGEQ_CHECK(codes_.size() == 256, n.describe(), ": table of ", codes_.size(), " codes");
+    } else {
+      values_ = n.attr_floats(kLutValuesAttr);
+      EDGEQ_CHECK(values_.size() == 256, n.describe(), ": table of ", values_.size(), " values");
+    }
+    outputs.push_back(
+        {codes_.empty() ? DType::kFloat32 : DType::kUInt8, init.in(0).shape, nullptr});
+  }
+  void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
+    const uint8_t* x = in[0]->data<uint8_t>();
+    if (!codes_.empty()) {
+      uint8_t* y = out[0]->data<uint8_t>();
+      for_chunks(in[0]->numel(),
+                 [&](int64_t s, int64_t e) { byte_lut(x + s, y + s, e - s, codes_.data()); });
+      return;
+    }
+    float* y = out[0]->data<float>();
+    for_chunks(in[0]->numel(), [&](int64_t s, int64_t e) {
+      for (int64_t i = s; i < e; ++i) y[i] = values_[x[i]];
+    });
+  }
+
+ private:
+  std::vector<uint8_t> codes_;
+  std::vector<float> values_;
+};
+
+// Add / Sub / Mul / Div of two coded operands of one shape, computed as the simulation does:
+// each operand's value (c + lo) * s, the float op, then the output's step. (This file is built with
+// -ffp-contract=off so that no multiply-add is fused where the float kernels round twice.)
+class QBinaryKernel : public Kernel {
+ public:
+  explicit QBinaryKernel(const KernelInit& init) {
+    const Node& n = init.node;
+    EDGEQ_CHECK(n.inputs.size() == 2 && init.in(0).dtype == DType::kUInt8 &&
+                    init.in(1).dtype == DType::kUInt8 && init.in(0).shape == init.in(1).shape,
+                n.describe(), ": needs two uint8 code inputs of one shape");
+    a_ = fake_quant_of(n, kInputGridAttr);
+    b_ = fake_quant_of(n, kSecondInputGridAttr);
+    out_ = fake_quant_of(n);
+    codes_out_ = n.attr_int(kCodesOutAttr, 0) != 0;
+    EDGEQ_CHECK(a_.active() && b_.active() && (!codes_out_ || out_.active()), n.describe(),
+                ": needs the inputs' grids (and the output's for codes out)");
+    const std::string op = n.attr_string(kBinaryOpAttr, "");
+    op_ = op == "Add" ? 0 : op == "Sub" ? 1 : op == "Mul" ? 2 : op == "Div" ? 3 : -1;
+    EDGEQ_CHECK(op_ >= 0, n.describe(), ": unknown operation '", op, "'");
+    outputs.push_back({codes_out_ ? DType::kUInt8 : DType::kFloat32, init.in(0).shape, nullptr});
+    applies_fake_quant = true;
+  }
+  void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
+    const uint8_t* a = in[0]->data<uint8_t>();
+    const uint8_t* b = in[1]->data<uint8_t>();
+    for_chunks(in[0]->numel(), [&](int64_t s, int64_t e) {
+      switch (op_) {
+        case 0:
+          return span<0>(a, b, *out[0], s, e);
+        case 1:
+          return span<1>(a, b, *out[0], s, e);
+        case 2:
+          return span<2>(a, b, *out[0], s, e);
+        default:
+          return span<3>(a, b, *out[0], s, e);
+      }
+    });
+  }
+
+ private:
+  template <int op>
+  static float apply(float x, float y) {
+    if constexpr (op == 0) return x + y;
+    if constexpr (op == 1) return x - y;
+    if constexpr (op == 2) return x * y;
+    return x / y;
+  }
+  template <int op>
+  void span(const uint8_t* a, const uint8_t* b, Tensor& y, int64_t s, int64_t e) const {
+    const float sa = a_.scale, la = a_.lo, sb = b_.scale, lb = b_.lo;
+    const float so = out_.scale, lo = out_.lo, hi = out_.hi;
+    if (codes_out_) {
+      uint8_t* yc = y.data<uint8_t>();
+#pragma omp simd
+      for (int64_t i = s; i < e; ++i) {
+        float k = std::rint(apply<op>((float(a[i]) + la) * sa, (float(b[i]) + lb) * sb) / so);
+        k = k > hi ? hi : k;
+        k = k >= lo ? k : lo;
+        yc[i] = static_cast<uint8_t>(static_cast<int32_t>(k - lo));
+      }
+      return;
+    }
+    float* yf = y.data<float>();
+#pragma omp simd
+    for (int64_t i = s; i < e; ++i)
+      yf[i] = apply<op>((float(a[i]) + la) * sa, (float(b[i]) + lb) * sb);
+    if (out_.active()) fake_quant_span(yf + s, yf + s, e - s, out_);
+  }
+  FakeQuantParams a_, b_, out_;
+  bool codes_out_ = false;
+  int op_ = -1;
+};
+
+}  // namespace
+
+void register_code_kernels() {
+  register_kernel("edgeq", "QBinary",
+                  [](const KernelInit& i) { return std::make_unique<QBinaryKernel>(i); });
+  register_kernel("edgeq", "Quantize",
+                  [](const KernelInit& i) { return std::make_unique<QuantizeKernel>(i); });
+  register_kernel("edgeq", "Dequantize",
+                  [](const KernelInit& i) { return std::make_unique<DequantizeKernel>(i); });
+  register_kernel("edgeq", "QLut",
+                  [](const KernelInit& i) { return std::make_unique<QLutKernel>(i); });
+}
+
+}  // namespace edgeq
