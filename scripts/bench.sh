@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Runs edgeq's bench and ONNX Runtime's on the same model, same threads, in one go, and prints
-# both medians and the ratio edgeq / ORT (below 1.0 means edgeq is faster).
-#   scripts/bench.sh [MODEL.onnx] [THREADS=2] [RUNS=30]
-# Without MODEL: ../shared/models/yolo11n-pose.onnx if present, else a zoo yolo11n-pose.
+# edgeq against ONNX Runtime on the same files, same threads, in one run: the FP32 model, its W8A16
+# QDQ model (edgeq --exec simulate) and its W8A8 QDQ model (--exec simulate and --exec int8; ORT
+# runs its own int8 kernels on it). Prints each median, the ratio edgeq / ORT (below 1.0: edgeq
+# is faster) and each quantized run against edgeq's own FP32.
+#   scripts/bench.sh [MODEL.onnx] [THREADS=2] [RUNS=30] [CALIB_IMAGES_DIR]
+# Without MODEL: ../shared/models/yolo11n-pose.onnx if present, else a zoo yolo11n-pose. The QDQ
+# models are calibrated (mse ranges) on CALIB_IMAGES_DIR, else the coco8-pose images when present,
+# else 16 generated scenes; W8A8 keeps the decode tail at 16 bit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x build/edgeq ] && [ -d tools/ort/node_modules/onnxruntime-node ] || ./scripts/setup.sh >/dev/null
@@ -10,26 +14,54 @@ cd "$(dirname "$0")/.."
 MODEL="$(default_model "${1:-}")"
 THREADS="${2:-2}"
 RUNS="${3:-30}"
+IMAGES="${4:-}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# Alternate the two so that neither gets a quieter machine; each runs RUNS/2 twice.
+if [ -z "$IMAGES" ]; then
+  if [ -d ../shared/data/coco8-pose/images ]; then
+    IMAGES=../shared/data/coco8-pose/images
+  else
+    build/edgeq scenes --out "$tmp/scenes" --n 16 >/dev/null
+    IMAGES="$tmp/scenes"
+  fi
+fi
+echo "quantizing $MODEL (calibration: $IMAGES) ..." >&2
+build/edgeq calibrate --model "$MODEL" --images "$IMAGES" --out "$tmp/stats.cbor" >/dev/null 2>&1
+build/edgeq quantize --model "$MODEL" --stats "$tmp/stats.cbor" --scheme w8a16 --range mse \
+  --out "$tmp/w8a16.onnx" >/dev/null
+build/edgeq quantize --model "$MODEL" --stats "$tmp/stats.cbor" --scheme w8a8 --range mse \
+  --a16 decode --out "$tmp/w8a8.onnx" >/dev/null 2>&1
+
+# name edgeq-model exec : one row each; edgeq and ORT alternate, two rounds of RUNS/2 each.
+ROWS="fp32:$MODEL:simulate w8a16:$tmp/w8a16.onnx:simulate w8a8:$tmp/w8a8.onnx:simulate w8a8:$tmp/w8a8.onnx:int8"
 half=$(( (RUNS + 1) / 2 ))
 for round in 1 2; do
-  build/edgeq bench --model "$MODEL" --threads "$THREADS" --runs "$half" --warmup 3 --json "$tmp/edgeq$round.json" >/dev/null
-  node tools/ort/ort_run.js bench "$MODEL" "$THREADS" "$half" 3 > "$tmp/ort$round.json"
+  i=0
+  for row in $ROWS; do
+    IFS=: read -r name file exec <<<"$row"
+    build/edgeq bench --model "$file" --threads "$THREADS" --exec "$exec" --runs "$half" --warmup 3 \
+      --json "$tmp/edgeq_${i}_$round.json" >/dev/null 2>&1
+    [ -f "$tmp/ort_${name}_$round.json" ] ||
+      node tools/ort/ort_run.js bench "$file" "$THREADS" "$half" 3 > "$tmp/ort_${name}_$round.json"
+    i=$((i + 1))
+  done
 done
 node -e '
-const fs = require("fs"), d = process.argv[1];
+const fs = require("fs"), d = process.argv[1], rows = process.argv[2].split(" ");
 const read = f => JSON.parse(fs.readFileSync(d + "/" + f));
-const e = [read("edgeq1.json"), read("edgeq2.json")], o = [read("ort1.json"), read("ort2.json")];
 const med = xs => { const s = xs.slice().sort((a, b) => a - b); const m = (s.length - 1) / 2;
                     return (s[Math.floor(m)] + s[Math.ceil(m)]) / 2; };
-const es = e.flatMap(x => x.samples_ms);
-const em = med(es), emin = Math.min(...es);
-const os = o.flatMap(x => x.samples_ms);
-const om = med(os), omin = Math.min(...os);
-console.log(`model ${process.argv[2]}  threads ${process.argv[3]}  ORT ${o[0].ort_version}`);
-console.log(`edgeq  median ${em.toFixed(2)} ms  min ${emin.toFixed(2)} ms  peak RSS ${(e[1].peak_rss_bytes/1048576).toFixed(1)} MiB`);
-console.log(`ORT    median ${om.toFixed(2)} ms  min ${omin.toFixed(2)} ms`);
-console.log(`ratio edgeq/ORT: median ${(em/om).toFixed(3)}  min ${(emin/omin).toFixed(3)}`);
-' "$tmp" "$MODEL" "$THREADS"
+const samples = files => files.flatMap(f => read(f).samples_ms);
+console.log(`model ${process.argv[3]}  threads ${process.argv[4]}  ORT ${read("ort_fp32_1.json").ort_version}`);
+console.log("model   edgeq exec   edgeq median   ORT median   edgeq/ORT   edgeq/edgeq FP32");
+let fp32 = 0;
+rows.forEach((row, i) => {
+  const [name, , exec] = row.split(":");
+  const e = med(samples([`edgeq_${i}_1.json`, `edgeq_${i}_2.json`]));
+  const o = med(samples([`ort_${name}_1.json`, `ort_${name}_2.json`]));
+  if (i === 0) fp32 = e;
+  console.log(`${name.padEnd(7)} ${exec.padEnd(12)} ${e.toFixed(2).padStart(9)} ms ${o.toFixed(2).padStart(9)} ms` +
+              `   ${(e / o).toFixed(3).padStart(7)}   ${(e / fp32).toFixed(3).padStart(10)}`);
+});
+console.log("(medians over 2 alternating rounds; ORT runs each file once per round with its own kernels)");
+' "$tmp" "$ROWS" "$MODEL" "$THREADS"

@@ -18,7 +18,7 @@ void transpose_batched(const T* src, T* dst, int64_t batch, int64_t rows, int64_
   const int64_t row_tiles = (rows + kTile - 1) / kTile;
   const int64_t col_block = std::min(cols, kColBlock);
   const int64_t col_blocks = (cols + col_block - 1) / std::max<int64_t>(col_block, 1);
-#pragma omp parallel for collapse(3) schedule(static)
+#pragma omp parallel for collapse(3) schedule(static) if (batch * rows * cols > 256 * 1024)
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t rt = 0; rt < row_tiles; ++rt)
       for (int64_t cb = 0; cb < col_blocks; ++cb) {
@@ -50,11 +50,30 @@ void check(const Tensor& src, const Tensor& dst, const LayoutObserver* seen) {
               "can be observed");
 }
 
+// Bytes with few rows (NCHW -> NHWC of codes with few channels, an RGB image say): each output
+// row of `rows` bytes written whole, reading the `rows` source rows as parallel streams.
+void transpose_few_rows(const uint8_t* src, uint8_t* dst, int64_t batch, int64_t rows,
+                        int64_t cols) {
+  constexpr int64_t kCols = 16 * 1024;
+  const int64_t blocks = (cols + kCols - 1) / kCols;
+#pragma omp parallel for collapse(2) if (batch * rows * cols > 4 * 1024 * 1024)
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t cb = 0; cb < blocks; ++cb) {
+      const uint8_t* s = src + b * rows * cols;
+      uint8_t* d = dst + b * rows * cols;
+      const int64_t c_end = std::min(cols, (cb + 1) * kCols);
+      for (int64_t c = cb * kCols; c < c_end; ++c)
+        for (int64_t r = 0; r < rows; ++r) d[c * rows + r] = s[r * cols + c];
+    }
+}
+
 // Each of `batch` [rows, cols] matrices transposed.
 void transpose(const Tensor& src, Tensor& dst, int64_t batch, int64_t rows, int64_t cols,
                const LayoutObserver* seen) {
   check(src, dst, seen);
-  if (dtype_size(src.dtype()) == 1)
+  if (dtype_size(src.dtype()) == 1 && rows <= 64)
+    transpose_few_rows(src.data<uint8_t>(), dst.data<uint8_t>(), batch, rows, cols);
+  else if (dtype_size(src.dtype()) == 1)
     transpose_batched(src.data<uint8_t>(), dst.data<uint8_t>(), batch, rows, cols, nullptr);
   else
     transpose_batched(src.data<uint32_t>(), dst.data<uint32_t>(), batch, rows, cols, seen);

@@ -14,7 +14,13 @@ Layout choose_layout(const Node& node, const std::vector<ValueDesc>& inputs,
   const OpTraits& traits = op_traits(node);
   if (!traits.nhwc || inputs.empty() || !is_activation_4d(inputs[0]) || inputs[0].constant)
     return Layout::kPlain;
-  if (traits.data == DataInputs::kWeighted) return Layout::kNHWC;  // Conv, QConv
+  // Conv and QConv: NHWC, but a 1x1 one reading a plain value (the DFL's Conv after its Softmax)
+  // runs plain rather than convert both ways.
+  if (traits.data == DataInputs::kWeighted) {
+    const bool one_by_one = inputs.size() > 1 && inputs[1].shape.size() == 4 &&
+                            inputs[1].shape[2] == 1 && inputs[1].shape[3] == 1;
+    return one_by_one && !input_is_nhwc(0) ? Layout::kPlain : Layout::kNHWC;
+  }
   if (op == "MaxPool" || op == "AveragePool" || op == "Resize")
     return input_is_nhwc(0) ? Layout::kNHWC : Layout::kPlain;
   const bool elementwise = traits.elementwise;

@@ -95,8 +95,10 @@ class QLutKernel : public Kernel {
     const uint8_t* x = in[0]->data<uint8_t>();
     if (!codes_.empty()) {
       uint8_t* y = out[0]->data<uint8_t>();
-      for_chunks(in[0]->numel(),
-                 [&](int64_t s, int64_t e) { byte_lut(x + s, y + s, e - s, codes_.data()); });
+      for_chunks(
+          in[0]->numel(),
+          [&](int64_t s, int64_t e) { byte_lut(x + s, y + s, e - s, codes_.data()); },
+          kParallelBytes);
       return;
     }
     float* y = out[0]->data<float>();

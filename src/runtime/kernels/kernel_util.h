@@ -13,14 +13,18 @@ namespace edgeq {
 
 // Element counts above which loops are split across OpenMP threads.
 constexpr int64_t kParallelNumel = 64 * 1024;
+// The same for loops over 8-bit codes doing a table lookup or a copy per byte.
+constexpr int64_t kParallelBytes = 4 * 1024 * 1024;
 
 // Elementwise loops work in chunks of this many values (in cache while a chunk's epilogue runs).
 constexpr int64_t kChunk = 16 * 1024;
 
-// Runs body(begin, end) over [0, n) in chunks of kChunk, in parallel when n is large.
+// Runs body(begin, end) over [0, n) in chunks of kChunk, in parallel when n is above
+// `parallel_above` (cheap per-element work, such as byte tables, wants a higher bar: starting
+// threads costs more than it saves).
 template <typename Body>
-void for_chunks(int64_t n, Body body) {
-  if (n <= kParallelNumel) {
+void for_chunks(int64_t n, Body body, int64_t parallel_above = kParallelNumel) {
+  if (n <= parallel_above) {
     body(0, n);
     return;
   }

@@ -106,23 +106,34 @@ class ConcatKernel : public Kernel {
     // Blocks of rows; with observers, each input's part of a block is handed over right after
     // it is copied, while in cache (an input's rows of a block are contiguous in it); with a
     // fake-quant step, the block is quantized then too.
-    const bool blocked = observed_ || fq_.active();
+    // With re-encoding tables, an input's rows of a block are re-encoded in one pass into a
+    // per-thread buffer first (long runs for the vector lookup), then copied like the others.
+    const bool requant = !requant_.empty();
+    const bool blocked = observed_ || fq_.active() || requant;
     const int64_t block =
         blocked ? std::max<int64_t>(1, kBlockBytes / std::max<int64_t>(out_row, 1)) : 1;
     const int64_t blocks = (outer + block - 1) / block;
-#pragma omp parallel for if (outer * out_row > kParallelNumel * 4)
+#pragma omp parallel for if (outer * out_row > (es == 1 ? kParallelBytes : kParallelNumel * 4))
     for (int64_t bk = 0; bk < blocks; ++bk) {
       const int64_t o0 = bk * block, o1 = std::min(outer, o0 + block);
+      thread_local std::vector<char> recoded;
+      std::vector<const char*> from(srcs);  // where input i's row o0 starts
+      for (size_t i = 0; i < n_in; ++i) from[i] += o0 * rows[i];
+      if (requant) {
+        recoded.resize((o1 - o0) * out_row);
+        char* r = recoded.data();
+        for (size_t i = 0; i < n_in; ++i) {
+          if (requant_[i].empty()) continue;
+          byte_lut(reinterpret_cast<const uint8_t*>(from[i]), reinterpret_cast<uint8_t*>(r),
+                   (o1 - o0) * rows[i], requant_[i].data());
+          from[i] = r;
+          r += (o1 - o0) * rows[i];
+        }
+      }
       for (int64_t o = o0; o < o1; ++o) {
         char* d = dst + o * out_row;
         for (size_t i = 0; i < n_in; ++i) {
-          const char* src = srcs[i] + o * rows[i];
-          if (i < requant_.size() && !requant_[i].empty()) {
-            byte_lut(reinterpret_cast<const uint8_t*>(src), reinterpret_cast<uint8_t*>(d), rows[i],
-                     requant_[i].data());
-          } else {
-            std::memcpy(d, src, rows[i]);
-          }
+          std::memcpy(d, from[i] + (o - o0) * rows[i], rows[i]);
           d += rows[i];
         }
       }
@@ -212,7 +223,7 @@ class SplitKernel : public Kernel {
     }
     const char* src = bytes_of(x);
     const size_t n_out = out.size();
-#pragma omp parallel for if (outer * in_row > kParallelNumel * 4)
+#pragma omp parallel for if (outer * in_row > (es == 1 ? kParallelBytes : kParallelNumel * 4))
     for (int64_t o = 0; o < outer; ++o) {
       const char* s = src + o * in_row;
       for (size_t i = 0; i < n_out; ++i) {
