@@ -1,80 +1,10 @@
 #include "quant/quant_plan.h"
 
 #include "core/error.h"
+#include "ir/op_traits.h"
 
 namespace edgeq {
 namespace {
-
-// ONNX Runtime's QLinearOpsRegistry and QDQRegistry (onnxruntime/python/tools/quantization/
-// registry.py): the ops its QDQ quantizer wraps by default.
-const std::set<std::string> kOrtOps = {"ArgMax",
-                                       "AveragePool",
-                                       "BatchNormalization",
-                                       "Clip",
-                                       "Concat",
-                                       "Conv",
-                                       "ConvTranspose",
-                                       "Gather",
-                                       "GatherElements",
-                                       "Gemm",
-                                       "GlobalAveragePool",
-                                       "InstanceNormalization",
-                                       "LayerNormalization",
-                                       "LeakyRelu",
-                                       "MatMul",
-                                       "MaxPool",
-                                       "Mul",
-                                       "Pad",
-                                       "Relu",
-                                       "Reshape",
-                                       "Resize",
-                                       "Sigmoid",
-                                       "Slice",
-                                       "Softmax",
-                                       "Split",
-                                       "Squeeze",
-                                       "Transpose",
-                                       "Unsqueeze",
-                                       "Where",
-                                       "Add"};
-
-// Ops that produce no float data worth an encoding.
-const std::set<std::string> kShapeOps = {"Shape", "Size",    "Constant", "ConstantOfShape",
-                                         "Range", "NonZero", "Cast"};
-
-const std::set<std::string> kMovers = {"Reshape", "Transpose", "Squeeze", "Unsqueeze", "Flatten",
-                                       "Resize",  "MaxPool",   "Slice",   "Split"};
-
-const std::set<std::string> kFirstInputOnly = {"Resize",
-                                               "Clip",
-                                               "Pad",
-                                               "Reshape",
-                                               "Slice",
-                                               "Split",
-                                               "Squeeze",
-                                               "Unsqueeze",
-                                               "Expand",
-                                               "Gather",
-                                               "GatherElements",
-                                               "Softmax",
-                                               "Flatten",
-                                               "Transpose",
-                                               "MaxPool",
-                                               "AveragePool",
-                                               "GlobalAveragePool",
-                                               "GlobalMaxPool",
-                                               "ArgMax",
-                                               "Sigmoid",
-                                               "Relu",
-                                               "LeakyRelu",
-                                               "Tanh",
-                                               "LayerNormalization",
-                                               "InstanceNormalization",
-                                               "BatchNormalization",
-                                               "TopK",
-                                               "ReduceMean",
-                                               "ReduceMax",
-                                               "ReduceSum"};
 
 struct UnionFind {
   std::map<std::string, std::string> parent;
@@ -93,22 +23,17 @@ struct UnionFind {
 }  // namespace
 
 bool is_quantizable_op(const std::string& op_type, Placement placement) {
-  if (kShapeOps.count(op_type)) return false;
-  return placement == Placement::kQnn || kOrtOps.count(op_type) != 0;
+  const OpTraits& t = op_traits("", op_type);
+  if (t.data == DataInputs::kNone) return false;  // produces no float data worth an encoding
+  return placement == Placement::kQnn || t.ort_quantizes;
 }
 
 std::vector<size_t> data_inputs(const Node& node) {
-  const std::string& op = node.op_type;
-  if (op == "Conv" || op == "ConvTranspose" || op == "Gemm") return {0};  // weights apart
-  if (op == "Where") return {1, 2};
-  if (kFirstInputOnly.count(op)) return {0};
-  std::vector<size_t> all;
-  for (size_t i = 0; i < node.inputs.size(); ++i) all.push_back(i);
-  return all;
+  return data_input_indices(node);
 }
 
 bool shares_encoding(const std::string& op_type, Placement placement) {
-  if (kMovers.count(op_type)) return true;
+  if (op_traits("", op_type).ort_shares_encoding) return true;
   return placement == Placement::kQnn && op_type == "Concat";
 }
 

@@ -21,10 +21,11 @@ struct QuantPlan {
   bool is_quantized(const std::string& v) const { return group_of.count(v) != 0; }
 };
 
-// Whether ONNX Runtime's QDQ quantizer handles op_type (kOrt); kQnn handles every op.
+// Whether ONNX Runtime's QDQ quantizer handles op_type (kOrt); kQnn handles every op that makes
+// float data. (Facts about ops come from the op traits table, ir/op_traits.h.)
 bool is_quantizable_op(const std::string& op_type, Placement placement);
 // Input indices of a node that carry tensor data to quantize (e.g. only 0 for Resize, whose
-// roi / scales inputs are parameters; 1 and 2 for Where).
+// roi / scales inputs are parameters; 1 and 2 for Where): the op's data inputs.
 std::vector<size_t> data_inputs(const Node& node);
 // Ops whose outputs share the encoding of their (data) input under the placement.
 bool shares_encoding(const std::string& op_type, Placement placement);
