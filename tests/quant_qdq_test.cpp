@@ -124,10 +124,13 @@ TEST(QuantQdq, QnnPlacementSharesConcat) {
     EXPECT_EQ(acts.at(v).channels[0].scale, acts.at("m").channels[0].scale);
   }
   EXPECT_FLOAT_EQ(acts.at("out").channels[0].scale, static_cast<float>((hi - lo) / 255.0));
-  // The Div constant 2.0 is quantized on its own [0, 2]: scale 2/255, q = 255.
+  // The Div constant 2.0 is quantized on its exact grid (quant/exact_encoding.h): scale 2, q = 1
+  // in uint8 with zero point 0 (from its range [0, 2] it would be scale 2/255, q = 255).
   const Encoding& two = q.model.encodings.params.at("two").channels.at(0);
-  EXPECT_FLOAT_EQ(two.scale, 2.0f / 255.0f);
-  EXPECT_EQ(q.model.graph.initializers.at("two_quantized").to_ints(), std::vector<int64_t>{255});
+  EXPECT_EQ(two.scale, 2.0f);
+  EXPECT_EQ(two.zero_point(), 0);
+  EXPECT_EQ(two.dtype(), DType::kUInt8);
+  EXPECT_EQ(q.model.graph.initializers.at("two_quantized").to_ints(), std::vector<int64_t>{1});
 }
 
 TEST(QuantQdq, WeightsBiasAndNamesW8A8) {
