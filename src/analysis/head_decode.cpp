@@ -60,7 +60,10 @@ std::optional<BoxDecode> find_box_decode(const Graph& g) {
     if (div < 0 || sub < 0 || g.nodes[div].op_type != "Div" || g.nodes[sub].op_type != "Sub")
       continue;
     if (g.nodes[div].inputs.size() != 2 || !is_constant_two(g, g.nodes[div].inputs[1])) continue;
-    return BoxDecode{cat.name, m.grid, cat.inputs[0], cat.inputs[1], m};
+    std::vector<std::string> corners = {g.nodes[div].inputs[0]};
+    for (const std::string& v : g.nodes[sub].inputs)
+      if (!find_constant(g, v)) corners.push_back(v);
+    return BoxDecode{cat.name, m.grid, cat.inputs[0], cat.inputs[1], corners, m};
   }
   return std::nullopt;
 }

@@ -30,6 +30,8 @@ struct BoxDecode {
   std::string concat;  // (cxy, wh) in grid units
   std::string centre;  // the Div output: cxy
   std::string size;    // the Sub output: wh
+  // What the Div and Sub read: x1y1 + x2y2, x2y2 and x1y1 (the box corners, grid units).
+  std::vector<std::string> corners;
   StrideMul to_pixels;
 };
 
