@@ -40,6 +40,9 @@ struct PixelMeaning {
   std::vector<int> strides;  // for grid values
 };
 
+// Ops that only move values (Reshape, Transpose, Squeeze, Unsqueeze, Flatten, Slice, Split).
+bool is_move_only(const std::string& op_type);
+
 std::vector<StrideMul> find_stride_muls(const Graph& g);
 std::optional<BoxDecode> find_box_decode(const Graph& g);
 // Values with a pixel meaning: grid-unit values (with their strides) and pixel values.
