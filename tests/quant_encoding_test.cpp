@@ -184,13 +184,15 @@ TEST(QuantEncoding, PerChannelWeightsAndBias) {
 }
 
 TEST(QuantEncoding, PerChannelOnOtherAxisAndZeroChannel) {
-  // Axis 1 of a [2, 2] tensor; channel 1 is all zero and gets scale 1 instead of 0.
-  Tensor w = Tensor::from_vector<float>({2, 2}, {1.27f, 0.0f, -0.635f, 0.0f});
+  // Axis 1 of a [2, 2] tensor; channel 1 is all zero and gets scale 1 instead of 0. Channel 0
+  // (1.27, -0.634) lies on no exact grid (0.634 is no divisor of 1.27), so max-abs stays:
+  // -0.634 / 0.01 = -63.4 -> -63.
+  Tensor w = Tensor::from_vector<float>({2, 2}, {1.27f, 0.0f, -0.634f, 0.0f});
   TensorEncoding we = weight_encoding(w, true, 1, 8, "w");
   ASSERT_EQ(we.channels.size(), 2u);
   EXPECT_NEAR(we.channels[0].scale, 0.01f, 1e-9);
   EXPECT_FLOAT_EQ(we.channels[1].scale, 1.0f);
-  EXPECT_EQ(quantize_tensor(w, we).to_ints(), (std::vector<int64_t>{127, 0, -64, 0}));
+  EXPECT_EQ(quantize_tensor(w, we).to_ints(), (std::vector<int64_t>{127, 0, -63, 0}));
 }
 
 TEST(QuantEncoding, WeightWithNaNIsRefusedByName) {

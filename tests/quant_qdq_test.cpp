@@ -124,10 +124,13 @@ TEST(QuantQdq, QnnPlacementSharesConcat) {
     EXPECT_EQ(acts.at(v).channels[0].scale, acts.at("m").channels[0].scale);
   }
   EXPECT_FLOAT_EQ(acts.at("out").channels[0].scale, static_cast<float>((hi - lo) / 255.0));
-  // The Div constant 2.0 is quantized on its own [0, 2]: scale 2/255, q = 255.
+  // The Div constant 2.0 is quantized on its exact grid (quant/exact_encoding.h): scale 2, q = 1
+  // in uint8 with zero point 0 (from its range [0, 2] it would be scale 2/255, q = 255).
   const Encoding& two = q.model.encodings.params.at("two").channels.at(0);
-  EXPECT_FLOAT_EQ(two.scale, 2.0f / 255.0f);
-  EXPECT_EQ(q.model.graph.initializers.at("two_quantized").to_ints(), std::vector<int64_t>{255});
+  EXPECT_EQ(two.scale, 2.0f);
+  EXPECT_EQ(two.zero_point(), 0);
+  EXPECT_EQ(two.dtype(), DType::kUInt8);
+  EXPECT_EQ(q.model.graph.initializers.at("two_quantized").to_ints(), std::vector<int64_t>{1});
 }
 
 TEST(QuantQdq, WeightsBiasAndNamesW8A8) {
@@ -137,16 +140,19 @@ TEST(QuantQdq, WeightsBiasAndNamesW8A8) {
   Quantized q = quantize(g, s, config_for_scheme("w8a8"));
   const Graph& out = q.model.graph;
 
-  // Weights: per output channel, scale = max|w| / 127: 0.5/127, 1/127, 2/127.
-  // q = round(w / scale): [127, -31.75 -> -32], [127, 95.25 -> 95], [-127, 6.35 -> 6].
+  // Weights, per output channel: max|w| / 127 (0.5/127, 1/127, 2/127) would move them
+  // (-0.125 -> -32 * 0.5/127, 0.75 -> 95 * 1/127, 0.1 -> 6 * 2/127), and so would the tensor's
+  // 2/127; each channel lies on an exact grid instead: (0.5, -0.125) on 0.125 -> [4, -1],
+  // (1, 0.75) on 0.25 -> [4, 3], (-2, 0.1) on 0.1 (its smallest |w|) -> [-20, 1].
   EXPECT_EQ(out.initializers.count("w"), 0u);
   const Tensor& wq = out.initializers.at("w_quantized");
   EXPECT_EQ(wq.dtype(), DType::kInt8);
-  EXPECT_EQ(wq.to_ints(), (std::vector<int64_t>{127, -32, 127, 95, -127, 6}));
+  EXPECT_EQ(wq.to_ints(), (std::vector<int64_t>{4, -1, 4, 3, -20, 1}));
   std::vector<float> ws = out.initializers.at("w_scale").to_floats();
   ASSERT_EQ(ws.size(), 3u);
-  EXPECT_FLOAT_EQ(ws[0], 0.5f / 127);
-  EXPECT_FLOAT_EQ(ws[2], 2.0f / 127);
+  EXPECT_EQ(ws[0], 0.125f);
+  EXPECT_EQ(ws[1], 0.25f);
+  EXPECT_EQ(ws[2], 0.1f);
   const Node* wdq = producer(out, "w");
   ASSERT_NE(wdq, nullptr);
   EXPECT_EQ(wdq->op_type, "DequantizeLinear");

@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "analysis/constant_error.h"
 #include "analysis/float_tails.h"
 #include "analysis/qdq_view.h"
 #include "analysis/truncation.h"
@@ -46,6 +47,7 @@ DoctorReport run_doctor(const Graph& model, const EncodingSet* encodings_file, c
   for (const Node& n : model.nodes) r.qdq |= is_qdq_op(n);
   Graph view = strip_qdq(model);
 
+  const EncodingSet own = r.qdq ? encodings_from_qdq(model) : EncodingSet{};
   std::map<std::string, TensorEncoding> acts;
   if (encodings_file) {
     std::set<std::string> names = value_names(view);
@@ -55,7 +57,7 @@ DoctorReport run_doctor(const Graph& model, const EncodingSet* encodings_file, c
     acts = encodings_file->activations;
     r.encodings_from = "file";
   } else if (r.qdq) {
-    acts = encodings_from_qdq(model).activations;
+    acts = own.activations;
     r.encodings_from = "model";
   } else {
     r.encodings_from = "none";
@@ -114,6 +116,13 @@ DoctorReport run_doctor(const Graph& model, const EncodingSet* encodings_file, c
                  0,
                  {}});
   }
+  // A QDQ model's constants hold their quantized values; a float model's are judged against
+  // the encodings file.
+  auto constants = r.qdq ? constant_findings(view, own.params, true, pixels, input_width(view))
+                   : encodings_file ? constant_findings(view, encodings_file->params, false, pixels,
+                                                        input_width(view))
+                                    : std::vector<Finding>{};
+  f.insert(f.end(), constants.begin(), constants.end());
   auto tails = float_tail_findings(model, target);
   f.insert(f.end(), tails.begin(), tails.end());
   auto placement = op_support_findings(model, target);

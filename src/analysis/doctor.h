@@ -2,6 +2,8 @@
 //   ranges       (needs stats)      per-value FP32 ranges, pixel-space steps, tap blocks
 //   truncation   (stats+encodings)  encodings that clip the observed range, pin pixels
 //   concat spans (needs stats)      span ratios and tails a shared encoding would cut
+//   constants    (encodings)        quantized constants of the decode and integer-grid weights
+//                                   that quantization moves, in pixels
 //   float tails  (QDQ models)       ops outside Q/DQ, float graph inputs/outputs
 //   placement    (always)           ops the target cannot run quantized
 // Encodings come from --encodings when given, else from the model's own Q/DQ parameters, so

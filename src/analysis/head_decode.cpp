@@ -34,6 +34,10 @@ bool is_constant_two(const Graph& g, const std::string& v) {
 
 }  // namespace
 
+bool is_move_only(const std::string& op_type) {
+  return kMovers.count(op_type) != 0;
+}
+
 std::vector<StrideMul> find_stride_muls(const Graph& g) {
   std::vector<StrideMul> out;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -60,7 +64,10 @@ std::optional<BoxDecode> find_box_decode(const Graph& g) {
     if (div < 0 || sub < 0 || g.nodes[div].op_type != "Div" || g.nodes[sub].op_type != "Sub")
       continue;
     if (g.nodes[div].inputs.size() != 2 || !is_constant_two(g, g.nodes[div].inputs[1])) continue;
-    return BoxDecode{cat.name, m.grid, cat.inputs[0], cat.inputs[1], m};
+    std::vector<std::string> corners = {g.nodes[div].inputs[0]};
+    for (const std::string& v : g.nodes[sub].inputs)
+      if (!find_constant(g, v)) corners.push_back(v);
+    return BoxDecode{cat.name, m.grid, cat.inputs[0], cat.inputs[1], corners, m};
   }
   return std::nullopt;
 }
@@ -81,7 +88,7 @@ std::map<std::string, PixelMeaning> pixel_meanings(const Graph& g) {
       const Node& n = g.nodes[p];
       if (n.op_type == "Concat") {
         for (const std::string& in : n.inputs) todo.push_back(in);
-      } else if (kMovers.count(n.op_type) && n.has_input(0)) {
+      } else if (is_move_only(n.op_type) && n.has_input(0)) {
         todo.push_back(n.inputs[0]);
       }
     }
@@ -95,7 +102,7 @@ std::map<std::string, PixelMeaning> pixel_meanings(const Graph& g) {
       if (!out.count(v) || !out[v].grid) out[v] = {false, {}};
       for (int c : g.consumers_of(v)) {
         const Node& n = g.nodes[c];
-        if (n.op_type == "Concat" || kMovers.count(n.op_type))
+        if (n.op_type == "Concat" || is_move_only(n.op_type))
           for (const std::string& o : n.outputs) todo.push_back(o);
       }
     }

@@ -30,6 +30,8 @@ struct BoxDecode {
   std::string concat;  // (cxy, wh) in grid units
   std::string centre;  // the Div output: cxy
   std::string size;    // the Sub output: wh
+  // What the Div and Sub read: x1y1 + x2y2, x2y2 and x1y1 (the box corners, grid units).
+  std::vector<std::string> corners;
   StrideMul to_pixels;
 };
 
@@ -37,6 +39,9 @@ struct PixelMeaning {
   bool grid = false;         // grid units: pixel = value * stride
   std::vector<int> strides;  // for grid values
 };
+
+// Ops that only move values (Reshape, Transpose, Squeeze, Unsqueeze, Flatten, Slice, Split).
+bool is_move_only(const std::string& op_type);
 
 std::vector<StrideMul> find_stride_muls(const Graph& g);
 std::optional<BoxDecode> find_box_decode(const Graph& g);

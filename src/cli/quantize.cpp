@@ -1,6 +1,7 @@
 // edgeq quantize: FP32 model + calibration stats -> QDQ ONNX (and optionally encodings JSON).
 // Every flag maps onto QuantConfig (quant/quant_config.h); nothing is written unless every step
 // succeeded.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -52,15 +53,20 @@ void run_quantize(const QuantizeArgs& a) {
   if (!a.overrides.empty()) c.overrides = parse_overrides(read_file(a.overrides), a.overrides);
 
   QuantPlan plan = plan_for_stats(g, stats, c);
-  const std::set<std::string> tail = quantized_decode_tail(g, plan);
-  for (const std::string& n : split_names(a.a16)) {
-    if (n == "decode") {
+  // --a16: value names, 'decode' or 'none'. Unset, W8A8 keeps the decode tail at 16 bit when the
+  // model has one (a cut arm has none).
+  const std::vector<std::string> a16 = split_names(a.a16);
+  const bool none = a16.size() == 1 && a16[0] == "none";
+  const bool decode =
+      a.a16.empty() ? c.activation_bits < 16 : std::count(a16.begin(), a16.end(), "decode") > 0;
+  const std::set<std::string> tail = mark_decode_tail(g, plan, decode, c);
+  for (const std::string& n : a16) {
+    EDGEQ_CHECK(n != "none" || none, "--a16 none cannot be combined with other names");
+    if (n == "decode")
       EDGEQ_CHECK(!tail.empty(), "--a16 decode: no YOLO box / keypoint decode found in '", a.model,
                   "' (no Mul by per-anchor strides)");
-      c.a16.insert(tail.begin(), tail.end());
-    } else {
+    else if (!none)
       c.a16.insert(n);
-    }
   }
   if (!a.mixed.empty())
     for (const std::string& n : load_mixed_set(a.mixed)) c.a16.insert(n);
@@ -84,8 +90,8 @@ void run_quantize(const QuantizeArgs& a) {
     std::cerr << "warning: " << tail8 << " value" << (tail8 == 1 ? "" : "s")
               << " of the YOLO head's pixel-space decode tail stay 8-bit (e.g. '" << worst
               << "', a step of " << worst_step
-              << "): boxes lose pixels and scores sharing output0's encoding round to 0; add "
-                 "--a16 decode\n";
+              << "): boxes lose pixels and scores sharing output0's encoding round to 0; keep "
+                 "the w8a8 default --a16 decode\n";
 
   save_onnx(q.graph, a.out);
   if (!a.encodings.empty()) save_encodings(q.encodings, a.encodings, a.encodings_format);
@@ -121,7 +127,8 @@ void register_quantize(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--a16", a->a16,
                   "values kept at 16 bit (comma-separated); 'decode': the YOLO head's "
-                  "pixel-space decode tail, found by structure");
+                  "pixel-space decode tail, found by structure (the w8a8 default when the model "
+                  "has one); 'none': no value");
   cmd->add_option("--mixed", a->mixed, "mixed-precision set (doctor --sensitivity): 16-bit values");
   cmd->add_option("--exclude", a->exclude, "node names left in float (comma-separated)");
   cmd->add_option("--overrides", a->overrides,

@@ -1,10 +1,12 @@
 #include "quant/qdq_export.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
 #include "core/error.h"
 #include "ir/opset_upgrade.h"
+#include "quant/exact_encoding.h"
 
 namespace edgeq {
 namespace {
@@ -115,16 +117,46 @@ class QdqWriter {
     }
   }
 
+  // A constant read by a quantized node: exact (quant/exact_encoding.h) at the node's activation
+  // width when its values lie on a grid that fits, else 16 bit when the node writes a value of
+  // the YOLO decode tail, else from its own min / max.
   TensorEncoding constant_encoding(const Tensor& t, const std::string& name, const Node& n) const {
     const float* x = t.data<float>();
+    const auto count = static_cast<size_t>(t.numel());
     double lo = 0, hi = 0;
-    for (int64_t i = 0; i < t.numel(); ++i) {
+    for (size_t i = 0; i < count; ++i) {
       EDGEQ_CHECK(std::isfinite(x[i]), "constant '", name, "' of ", n.describe(), " holds ", x[i]);
       lo = std::min(lo, static_cast<double>(x[i]));
       hi = std::max(hi, static_cast<double>(x[i]));
     }
-    return TensorEncoding::per_tensor(
-        encoding_from_range(lo, hi, cfg_.activation_bits, cfg_.activation_symmetric));
+    const bool symmetric = cfg_.activation_symmetric;
+    int bits = activation_bits_of(n);
+    if (auto e = exact_encoding(x, count, bits, symmetric)) return TensorEncoding::per_tensor(*e);
+    if (bits < 16 && writes_decode_tail(n)) {
+      bits = 16;
+      if (auto e = exact_encoding(x, count, bits, symmetric)) return TensorEncoding::per_tensor(*e);
+    }
+    return TensorEncoding::per_tensor(encoding_from_range(lo, hi, bits, symmetric));
+  }
+
+  // The widest encoding among the node's quantized activations (inputs and outputs), at least
+  // the configured activation width.
+  int activation_bits_of(const Node& n) const {
+    int bits = cfg_.activation_bits;
+    auto widen = [&](const std::string& v) {
+      auto it = acts_.find(v);
+      if (it != acts_.end() && !it->second.is_float && plan_.is_quantized(v))
+        bits = std::max(bits, it->second.channels.at(0).bitwidth);
+    };
+    for (const std::string& v : n.inputs) widen(v);
+    for (const std::string& v : n.outputs) widen(v);
+    return bits;
+  }
+
+  bool writes_decode_tail(const Node& n) const {
+    for (const std::string& v : n.outputs)
+      if (cfg_.decode_tail.count(v)) return true;
+    return false;
   }
 
   void quantize_bias(const Node& n, const TensorEncoding& w) {

@@ -4,8 +4,10 @@
 //     output keeps the weight's name;
 //   biases of Conv / Gemm: int32 with scale = input scale * weight scale, zero point 0, when the
 //     input activation is quantized;
-//   other float constants read by quantized ops: per tensor at the activation bit width, from
-//     their own min / max;
+//   other float constants read by quantized ops: per tensor, on their exact grid at the node's
+//     activation width (16 when one of its activations is 16-bit) when one fits
+//     (quant/exact_encoding.h), else at 16 bit when the node writes a value of config.decode_tail,
+//     else from their own min / max;
 //   activations: the producer writes "<v>_QuantizeLinear_Input", then QuantizeLinear ->
 //     DequantizeLinear whose output is <v> again, so consumers and graph outputs keep their
 //     names; a graph input gets QuantizeLinear -> DequantizeLinear -> "<v>_DequantizeLinear_

@@ -38,8 +38,11 @@ struct QuantConfig {
   bool per_channel_weights = true;
   bool activation_symmetric = false;  // int8/int16 symmetric instead of uint8/uint16 asymmetric
   Placement placement = Placement::kOrt;
-  std::string range = "minmax";         // range scheme spec (quant/range_scheme.h)
-  std::set<std::string> a16;            // values kept at 16 bit under W8A8 (mixed precision)
+  std::string range = "minmax";  // range scheme spec (quant/range_scheme.h)
+  std::set<std::string> a16;     // values kept at 16 bit under W8A8 (mixed precision)
+  // Values of the YOLO head's pixel-space decode tail (analysis/decode_tail.h, filled by the
+  // caller): constants of the nodes that write them are kept exact or at 16 bit.
+  std::set<std::string> decode_tail;
   std::set<std::string> exclude_nodes;  // node names left in float
   std::map<std::string, TensorOverride> overrides;
   // How 16-bit Q/DQ are written.

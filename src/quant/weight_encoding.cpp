@@ -1,8 +1,10 @@
 #include "quant/weight_encoding.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.h"
+#include "quant/exact_encoding.h"
 
 namespace edgeq {
 namespace {
@@ -67,21 +69,47 @@ TensorEncoding weight_encoding(const Tensor& w, bool per_channel, int64_t axis, 
     EDGEQ_CHECK(axis >= 0 && axis < w.rank(), what, ": channel axis ", axis, " is outside shape ",
                 shape_str(w.shape()));
   AxisSplit a = split_at(w.shape(), per_channel ? axis : -1);
-  std::vector<double> absmax(a.channels, 0.0);
   const float* x = w.data<float>();
-  for (int64_t o = 0; o < a.outer; ++o)
-    for (int64_t c = 0; c < a.channels; ++c) {
-      int64_t base = (o * a.channels + c) * a.inner;
-      for (int64_t i = 0; i < a.inner; ++i) {
-        float v = x[base + i];
-        if (!std::isfinite(v)) fail(what, ": weight holds ", v, " at flat index ", base + i);
-        absmax[c] = std::max(absmax[c], static_cast<double>(std::fabs(v)));
-      }
-    }
+  double tensor_absmax = 0;
+  for (int64_t i = 0; i < w.numel(); ++i) {
+    if (!std::isfinite(x[i])) fail(what, ": weight holds ", x[i], " at flat index ", i);
+    tensor_absmax = std::max(tensor_absmax, static_cast<double>(std::fabs(x[i])));
+  }
+  const Encoding per_tensor = encoding_from_range(-tensor_absmax, tensor_absmax, bitwidth, true);
   TensorEncoding enc;
   enc.axis = per_channel ? axis : -1;
-  for (double m : absmax) enc.channels.push_back(encoding_from_range(-m, m, bitwidth, true));
+  for (int64_t c = 0; c < a.channels; ++c) {
+    std::vector<float> values = channel_values(w, enc.axis, c);
+    double absmax = 0;
+    for (float v : values) absmax = std::max(absmax, static_cast<double>(std::fabs(v)));
+    Encoding e = encoding_from_range(-absmax, absmax, bitwidth, true);
+    // Values on a grid of their own keep it when max-abs would move them: the tensor's max-abs
+    // grid (weights quantized per tensor before export), else the channel's exact grid (e.g. the
+    // DFL conv's integers 0..15).
+    if (!round_trips(e, values.data(), values.size())) {
+      if (round_trips(per_tensor, values.data(), values.size()))
+        e = per_tensor;
+      else if (auto exact = exact_encoding(values.data(), values.size(), bitwidth, true))
+        e = *exact;
+    }
+    enc.channels.push_back(e);
+  }
   return enc;
+}
+
+std::vector<float> channel_values(const Tensor& t, int64_t axis, int64_t c) {
+  EDGEQ_CHECK(t.dtype() == DType::kFloat32, "channel_values: tensor is ", dtype_name(t.dtype()));
+  EDGEQ_CHECK(axis < t.rank(), "channel axis ", axis, " is outside shape ", shape_str(t.shape()));
+  AxisSplit a = split_at(t.shape(), axis);
+  EDGEQ_CHECK(c >= 0 && c < a.channels, "channel ", c, " is outside 0..", a.channels - 1);
+  const float* x = t.data<float>();
+  std::vector<float> out;
+  out.reserve(static_cast<size_t>(a.outer * a.inner));
+  for (int64_t o = 0; o < a.outer; ++o) {
+    const float* row = x + (o * a.channels + c) * a.inner;
+    out.insert(out.end(), row, row + a.inner);
+  }
+  return out;
 }
 
 TensorEncoding bias_encoding(const Encoding& input, const TensorEncoding& weight,

@@ -1,5 +1,5 @@
 // Encodings of whole tensors (per tensor or per channel) and the quantization of constant
-// tensors: weights (symmetric, max-abs per channel by default) and biases (int32,
+// tensors: weights (symmetric, max-abs per channel by default, exact grids kept) and biases (int32,
 // scale = input scale * weight scale of the channel, zero point 0).
 #pragma once
 #include <cstdint>
@@ -26,10 +26,18 @@ struct TensorEncoding {
 };
 
 // Symmetric signed encoding of a float weight from its max |w|: per channel along `axis`
-// (axis 0 for Conv / Gemm(transB) weights) when `per_channel`, else one for the tensor.
-// Throws naming `what` when the tensor holds NaN or Inf.
+// (axis 0 for Conv / Gemm(transB) weights) when `per_channel`, else one for the tensor. A channel
+// that max-abs would move but whose values lie on an exact grid keeps them: the tensor's max-abs
+// grid when that one is exact for the channel (weights that were quantized per tensor before
+// export), else the channel's own exact grid (quant/exact_encoding.h; e.g. the DFL conv's
+// integers 0..15 get scale 1 instead of 15/127, which turns 1 into 0.945). Throws naming `what`
+// when the tensor holds NaN or Inf.
 TensorEncoding weight_encoding(const Tensor& w, bool per_channel, int64_t axis, int bitwidth,
                                const std::string& what);
+
+// The values of channel `c` along `axis` of a float tensor (every value when axis < 0), in memory
+// order: what one Encoding of a TensorEncoding covers.
+std::vector<float> channel_values(const Tensor& t, int64_t axis, int64_t c);
 
 // int32 bias encoding: scale_c = input.scale * weight.at(c).scale, zero point 0. Per channel
 // (axis 0) when the weight encoding is.
