@@ -189,7 +189,7 @@ const RealW8A8& real_w8a8() {
     QuantConfig c = config_for_scheme("w8a8");
     c.range = "mse";
     QuantPlan plan = plan_for_stats(fp32, stats, c);
-    for (const std::string& v : quantized_decode_tail(fp32, plan)) c.a16.insert(v);  // --a16 decode
+    mark_decode_tail(fp32, plan, true, c);  // the W8A8 default: --a16 decode
     r.model = quantize_model(fp32, plan, stats, c).graph;
     return r;
   }();
