@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "graph_builders.h"
+#include "runtime/layout_choice.h"
+
 namespace edgeq {
 
 // Both directions against index arithmetic, for the small-channel path (C <= 4) and the tiled one.
@@ -23,6 +26,25 @@ TEST(Layout, NchwNhwcRoundTripMatchesIndexMath) {
     nhwc_to_nchw(y, back);
     for (int64_t i = 0; i < x.numel(); ++i) ASSERT_EQ(back.data<float>()[i], x.data<float>()[i]);
   }
+}
+
+}  // namespace edgeq
+
+namespace edgeq {
+
+// Conv runs NHWC, except a 1x1 one whose input is stored plain (two conversions for nothing).
+TEST(LayoutChoice, OneByOneConvOnAPlainInputStaysPlain) {
+  Node conv = test::node("conv", "Conv", {"x", "w"}, {"y"});
+  Tensor w1(DType::kFloat32, {8, 16, 1, 1}), w3(DType::kFloat32, {8, 16, 3, 3});
+  ValueDesc x{DType::kFloat32, {1, 16, 4, 8400}, nullptr};
+  auto plain = [](size_t) { return false; };
+  auto nhwc = [](size_t) { return true; };
+  const Shape out = {1, 8, 4, 8400};
+  EXPECT_EQ(choose_layout(conv, {x, {DType::kFloat32, w1.shape(), &w1}}, out, plain),
+            Layout::kPlain);
+  EXPECT_EQ(choose_layout(conv, {x, {DType::kFloat32, w1.shape(), &w1}}, out, nhwc), Layout::kNHWC);
+  EXPECT_EQ(choose_layout(conv, {x, {DType::kFloat32, w3.shape(), &w3}}, out, plain),
+            Layout::kNHWC);
 }
 
 }  // namespace edgeq

@@ -16,6 +16,7 @@ void register_all(CLI::App& app) {
   register_calibrate(app);
   register_stats(app);
   register_quantize(app);
+  register_augment(app);
 }
 
 }  // namespace edgeq::cli

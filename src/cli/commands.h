@@ -20,5 +20,6 @@ void register_patch(CLI::App& app);
 void register_calibrate(CLI::App& app);
 void register_stats(CLI::App& app);
 void register_quantize(CLI::App& app);
+void register_augment(CLI::App& app);
 
 }  // namespace edgeq::cli

@@ -32,14 +32,8 @@ struct DoctorArgs {
 
 std::vector<std::map<std::string, Tensor>> load_inputs(const Graph& g, const std::string& dir,
                                                        size_t n) {
-  const ValueInfo& in = image_input(g);
-  std::vector<std::string> paths = list_images(dir);
-  EDGEQ_CHECK(!paths.empty(), "--images: no images in '", dir, "'");
-  if (paths.size() > n) paths.resize(n);
   std::vector<std::map<std::string, Tensor>> out;
-  for (const std::string& p : paths)
-    out.push_back({{in.name, preprocess_image(read_image(p), static_cast<int>(in.shape[2]),
-                                              static_cast<int>(in.shape[3]), nullptr)}});
+  for (Tensor& x : load_image_inputs(g, dir, n, "--images")) out.push_back({{g.inputs[0].name, x}});
   return out;
 }
 

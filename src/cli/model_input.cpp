@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/npy.h"
+#include "quant/calibration_images.h"
 #include "vision/image_io.h"
 #include "vision/letterbox.h"
 
@@ -23,6 +24,23 @@ Tensor make_input(const Graph& g, const std::string& npy_path, const std::string
   cv::Mat bgr = read_image(image_path);
   return preprocess_image(bgr, static_cast<int>(in.shape[2]), static_cast<int>(in.shape[3]),
                           nullptr);
+}
+
+std::vector<Tensor> load_image_inputs(const Graph& g, const std::string& spec, size_t n,
+                                      const std::string& flag) {
+  const ValueInfo& in = image_input(g);
+  std::vector<CalibrationImage> images;
+  try {
+    images = list_calibration_images(spec);
+  } catch (const Error& e) {
+    fail(flag, ": ", e.what());
+  }
+  EDGEQ_CHECK(!images.empty(), flag, ": no images in '", spec, "'");
+  std::vector<Tensor> out;
+  for (const CalibrationImage& im : sample_calibration_images(images, n, 0))
+    out.push_back(preprocess_image(read_image(im.path), static_cast<int>(in.shape[2]),
+                                   static_cast<int>(in.shape[3]), nullptr));
+  return out;
 }
 
 }  // namespace edgeq::cli

@@ -9,6 +9,7 @@
 #include "analysis/decode_tail.h"
 #include "analysis/mixed_set.h"
 #include "cli/commands.h"
+#include "cli/quantize_auto.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/sha256.h"
@@ -24,6 +25,7 @@ struct QuantizeArgs {
   std::string placement = "ort", qdq16 = "auto", out, encodings, encodings_format = "1.0.0";
   double percentile = 99.99;
   bool per_tensor_weights = false, symmetric_activations = false;
+  AutoArgs search;
 };
 
 std::vector<std::string> split_names(const std::string& s) {
@@ -70,6 +72,8 @@ void run_quantize(const QuantizeArgs& a) {
   }
   if (!a.mixed.empty())
     for (const std::string& n : load_mixed_set(a.mixed)) c.a16.insert(n);
+  check_auto_args(a.search, c);
+  apply_auto_search(a.search, g, stats, c);
 
   QdqModel q = quantize_model(g, plan, stats, c);
 
@@ -133,7 +137,10 @@ void register_quantize(CLI::App& app) {
   cmd->add_option("--exclude", a->exclude, "node names left in float (comma-separated)");
   cmd->add_option("--overrides", a->overrides,
                   "JSON {tensor: {bitwidth, min, max, symmetric} | \"float\"}, applied last");
-  cmd->add_option("--placement", a->placement, "ort | qnn")->capture_default_str();
+  cmd->add_option("--placement", a->placement,
+                  "ort (ONNX Runtime's QDQ rules) | qnn (every value, Concat shared) | cpu (only "
+                  "inputs of Conv / MatMul / Gemm, as OpenVINO)")
+      ->capture_default_str();
   cmd->add_flag("--per-tensor-weights", a->per_tensor_weights, "one weight encoding per tensor");
   cmd->add_flag("--symmetric-activations", a->symmetric_activations,
                 "int8/int16 symmetric activations instead of uint8/uint16 asymmetric");
@@ -144,6 +151,7 @@ void register_quantize(CLI::App& app) {
   cmd->add_option("--encodings-format", a->encodings_format, "1.0.0 | 0.6.1")
       ->check(CLI::IsMember({"1.0.0", "0.6.1"}))
       ->capture_default_str();
+  add_auto_options(cmd, a->search);
   cmd->callback([a] { run_quantize(*a); });
 }
 

@@ -14,6 +14,7 @@ enum : unsigned {
   kOrt = 1 << 4,          // ORT's QDQ quantizer wraps it
   kOrtShares = 1 << 5,    // ... and its output shares its input's encoding there
   kNhwc = 1 << 6,         // runs NHWC
+  kCompute = 1 << 7,      // multiply-accumulates: Conv, ConvTranspose, MatMul, Gemm
 };
 
 struct Row {
@@ -38,8 +39,8 @@ const Row kOnnxRows[] = {
     {"Concat", D::kAll, kMoves | kOrt | kNhwc},
     {"Constant", D::kNone, 0},
     {"ConstantOfShape", D::kNone, 0},
-    {"Conv", D::kWeighted, kOrt | kNhwc},
-    {"ConvTranspose", D::kWeighted, kOrt},
+    {"Conv", D::kWeighted, kOrt | kNhwc | kCompute},
+    {"ConvTranspose", D::kWeighted, kOrt | kCompute},
     {"DequantizeLinear", D::kFirst, 0},
     {"Div", D::kAll, kElementwise},
     {"Exp", D::kAll, kElementwise},
@@ -47,7 +48,7 @@ const Row kOnnxRows[] = {
     {"Flatten", D::kFirst, kView | kOrtShares},
     {"Gather", D::kFirst, kMoves | kOrt},
     {"GatherElements", D::kFirst, kMoves | kOrt},
-    {"Gemm", D::kWeighted, kOrt},
+    {"Gemm", D::kWeighted, kOrt | kCompute},
     {"GlobalAveragePool", D::kFirst, kOrt},
     {"GlobalMaxPool", D::kFirst, kMoves},
     {"Identity", D::kFirst, kView},
@@ -55,7 +56,7 @@ const Row kOnnxRows[] = {
     {"LayerNormalization", D::kFirst, kOrt},
     {"LeakyRelu", D::kFirst, kOrt},
     {"LogSoftmax", D::kFirst, 0},
-    {"MatMul", D::kAll, kOrt},
+    {"MatMul", D::kAll, kOrt | kCompute},
     {"MaxPool", D::kFirst, kMoves | kOrt | kOrtShares | kNhwc},
     {"Mul", D::kAll, kElementwise | kOrt},
     {"Neg", D::kAll, kElementwise},
@@ -113,6 +114,7 @@ OpTraits to_traits(const Row& r) {
   t.ort_quantizes = r.flags & kOrt;
   t.ort_shares_encoding = r.flags & kOrtShares;
   t.nhwc = t.elementwise || (r.flags & kNhwc);
+  t.compute = r.flags & kCompute;
   return t;
 }
 

@@ -39,6 +39,9 @@ struct OpTraits {
   bool ort_shares_encoding = false;
   // The executor can run it with 4-D activations stored NHWC.
   bool nhwc = false;
+  // Multiply-accumulates over weights or two activations (Conv, ConvTranspose, MatMul, Gemm):
+  // what CPU runtimes run in int8 (the cpu placement quantizes only these ops' inputs).
+  bool compute = false;
 };
 
 // The row for an op (domain "" is ONNX's default domain); defaults for unknown ops.

@@ -17,10 +17,6 @@ std::set<std::string> value_names(const Graph& g) {
   return names;
 }
 
-const char* placement_name(Placement p) {
-  return p == Placement::kOrt ? "ort" : "qnn";
-}
-
 }  // namespace
 
 std::map<std::string, TensorEncoding> activation_encodings(const Graph& g, const QuantPlan& plan,

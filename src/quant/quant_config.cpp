@@ -23,10 +23,15 @@ QuantConfig config_for_scheme(const std::string& scheme) {
   return c;
 }
 
+const char* placement_name(Placement p) {
+  return p == Placement::kOrt ? "ort" : p == Placement::kQnn ? "qnn" : "cpu";
+}
+
 Placement parse_placement(const std::string& s) {
   if (s == "ort") return Placement::kOrt;
   if (s == "qnn") return Placement::kQnn;
-  fail("unknown placement '", s, "' (choose ort or qnn)");
+  if (s == "cpu") return Placement::kCpu;
+  fail("unknown placement '", s, "' (choose ort, qnn or cpu)");
 }
 
 Qdq16 parse_qdq16(const std::string& s) {

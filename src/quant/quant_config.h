@@ -15,7 +15,13 @@ namespace edgeq {
 //         MaxPool, Slice, Split) share their input's encoding, as ORT does.
 //   kQnn: every float activation gets an encoding, and Concat also shares one encoding across
 //         its inputs and output, as HTP toolchains do.
-enum class Placement { kOrt, kQnn };
+//   kCpu: only the inputs of compute ops (Conv, ConvTranspose, MatMul, Gemm) are quantized, as
+//         OpenVINO / NNCF do for CPUs: a Conv's output, SiLU, Sigmoid, elementwise ops, Concat
+//         and the decode stay in higher precision, and each value is rounded once, where the
+//         next compute op reads it.
+enum class Placement { kOrt, kQnn, kCpu };
+// "ort" | "qnn" | "cpu".
+const char* placement_name(Placement p);
 
 // 16-bit QuantizeLinear / DequantizeLinear exist in the ONNX domain from opset 21 and in ORT's
 // com.microsoft domain before that. kAuto does what ORT's quantizer does: the ONNX domain when
@@ -51,7 +57,7 @@ struct QuantConfig {
 
 // "w8a8" or "w8a16" (case-insensitive); throws listing the choices.
 QuantConfig config_for_scheme(const std::string& scheme);
-Placement parse_placement(const std::string& s);  // "ort" | "qnn"
+Placement parse_placement(const std::string& s);  // "ort" | "qnn" | "cpu"
 Qdq16 parse_qdq16(const std::string& s);          // "auto" | "contrib" | "opset21"
 // Parses an overrides JSON object; throws naming `what` and the tensor at fault.
 std::map<std::string, TensorOverride> parse_overrides(const std::string& json_text,

@@ -25,6 +25,7 @@ struct UnionFind {
 bool is_quantizable_op(const std::string& op_type, Placement placement) {
   const OpTraits& t = op_traits("", op_type);
   if (t.data == DataInputs::kNone) return false;  // produces no float data worth an encoding
+  if (placement == Placement::kCpu) return t.compute;
   return placement == Placement::kQnn || t.ort_quantizes;
 }
 
@@ -60,6 +61,7 @@ QuantPlan plan_quantization(const Graph& g, const QuantConfig& config,
     plan.quantized_nodes.insert(ni);
     for (size_t i : data_inputs(n))
       if (n.has_input(i)) wanted.insert(n.inputs[i]);
+    if (config.placement == Placement::kCpu) continue;  // outputs stay in higher precision
     for (const std::string& o : n.outputs) wanted.insert(o);
   }
   for (const ValueInfo& in : g.inputs)

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -78,6 +79,29 @@ std::string label_path_for_image(const std::string& image_path) {
   const size_t at = p.rfind(sa);
   if (at != std::string::npos) p.replace(at, sa.size(), sb);
   return std::filesystem::path(p).replace_extension(".txt").string();
+}
+
+std::string format_yolo_labels(const std::vector<Label>& labels, int img_w, int img_h) {
+  std::string out;
+  char buf[64];
+  auto add = [&](double v) {
+    std::snprintf(buf, sizeof buf, " %.6f", v);
+    out += buf;
+  };
+  for (const Label& l : labels) {
+    out += std::to_string(l.cls);
+    add((l.box[0] + l.box[2]) / 2.0 / img_w);
+    add((l.box[1] + l.box[3]) / 2.0 / img_h);
+    add((l.box[2] - l.box[0]) / double(img_w));
+    add((l.box[3] - l.box[1]) / double(img_h));
+    for (const Keypoint& k : l.kpts) {
+      add(k.x / double(img_w));
+      add(k.y / double(img_h));
+      add(k.v);
+    }
+    out += "\n";
+  }
+  return out;
 }
 
 }  // namespace edgeq

@@ -19,6 +19,9 @@ struct Label {
 // 5 numbers (detect) or 5 + nk*3 numbers (pose); a file mixing the two is an error.
 std::vector<Label> parse_yolo_labels(const std::string& text, int img_w, int img_h,
                                      const std::string& what = "labels");
+// The inverse of parse_yolo_labels: one line per object, normalized to img_w x img_h, 6 decimals;
+// keypoints as "x y v".
+std::string format_yolo_labels(const std::vector<Label>& labels, int img_w, int img_h);
 // Reads a label file; a missing file means no objects (as in Ultralytics datasets).
 std::vector<Label> read_yolo_labels(const std::string& path, int img_w, int img_h);
 

@@ -1,0 +1,222 @@
+#include "analysis/mixed_search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "analysis/value_blocks.h"
+#include "core/error.h"
+#include "quant/activation_encodings.h"
+#include "quant/qdq_export.h"
+#include "quant/quantize_model.h"
+#include "runtime/executor.h"
+#include "vision/yolo_layout.h"
+
+namespace edgeq {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class Search {
+ public:
+  Search(const Graph& fp32, const Stats& stats, const QuantConfig& base,
+         const std::vector<Tensor>& images, const MixedSearchOptions& opt)
+      : fp32_(fp32), stats_(stats), base_(base), images_(images), opt_(opt) {
+    EDGEQ_CHECK(opt.budget_percent > 0 && opt.budget_percent <= 100, "--auto: budget ",
+                opt.budget_percent, " % is outside (0, 100]");
+    EDGEQ_CHECK(!images.empty(), "--auto: no validation images");
+    EDGEQ_CHECK(fp32.inputs.size() == 1 && !fp32.outputs.empty(),
+                "--auto: the model needs one image input and a YOLO output");
+    plan_ = plan_for_stats(fp32, stats, base);
+    // Encodings at 8 and at 16 bit for every group, once: a candidate picks per group.
+    QuantConfig all16 = base;
+    for (const std::string& v : plan_.activations) all16.a16.insert(v);
+    QuantConfig none16 = base;
+    none16.a16.clear();
+    enc8_ = activation_encodings(fp32, plan_, stats, none16);
+    enc16_ = activation_encodings(fp32, plan_, stats, all16);
+    for (const std::string& v : plan_.activations) encoded_ += !enc8_.at(v).is_float;
+    max16_ = static_cast<size_t>(std::floor(encoded_ * opt.budget_percent / 100.0 + 1e-9));
+    // FP32 reference outputs.
+    ExecutorOptions eo;
+    eo.threads = opt.threads;
+    Executor ex(fp32, eo);
+    output_ = fp32.outputs[0].name;
+    for (const Tensor& x : images) ref_.push_back(ex.run({{fp32.inputs[0].name, x}}).at(output_));
+    layout_ = yolo_layout_for(fp32, ref_[0].shape());
+  }
+
+  MixedSearchResult run() {
+    MixedSearchResult r;
+    r.values = encoded_;
+    std::set<std::string> current = base_.a16;
+    planned_ = 1;
+    const DetectionLoss base = evaluate(current);
+    r.base_loss = base.total();
+    r.base_metrics = base;
+    log(r, "base", "(base configuration)", 0, base.total(), base, true);
+    double loss = base.total();
+    const size_t base16 = count16(current);
+    if (base16 >= max16_) {
+      note("base configuration already keeps " + std::to_string(base16) + " of " +
+           std::to_string(encoded_) + " values at 16 bit: nothing left to spend");
+      return finish(r, current, loss, base);
+    }
+
+    // Each block alone on top of the base: its gain.
+    struct Candidate {
+      std::string block;
+      std::vector<std::string> values;
+      size_t cost = 0;
+      double gain = 0;
+    };
+    std::vector<Candidate> blocks;
+    for (auto& [name, values] : value_blocks(fp32_, plan_.activations)) {
+      std::set<std::string> with = current;
+      with.insert(values.begin(), values.end());
+      const size_t cost = count16(with) - base16;
+      if (cost > 0) blocks.push_back({name, values, cost, 0});
+    }
+    planned_ += blocks.size() + blocks.size() / 2;
+    for (Candidate& b : blocks) {
+      std::set<std::string> with = current;
+      with.insert(b.values.begin(), b.values.end());
+      DetectionLoss l = evaluate(with);
+      b.gain = loss - l.total();
+      log(r, "block", b.block, b.cost, l.total(), l, false);
+    }
+    std::stable_sort(blocks.begin(), blocks.end(), [](const Candidate& a, const Candidate& b) {
+      return a.gain / a.cost > b.gain / b.cost;
+    });
+
+    // Greedy: blocks that fit and help.
+    std::vector<const Candidate*> too_big;
+    DetectionLoss metrics = base;
+    for (const Candidate& b : blocks) {
+      if (b.gain <= 0) break;
+      std::set<std::string> with = current;
+      with.insert(b.values.begin(), b.values.end());
+      if (count16(with) > max16_) {
+        too_big.push_back(&b);
+        continue;
+      }
+      DetectionLoss l = evaluate(with);
+      const bool keep = l.total() < loss;
+      log(r, "greedy", b.block, count16(with) - count16(current), l.total(), l, keep);
+      if (keep) current = with, loss = l.total(), metrics = l;
+    }
+
+    // Budget left: values of the best blocks that did not fit whole, one at a time.
+    constexpr size_t kMaxValueTries = 24;
+    size_t tries = 0;
+    planned_ += std::min(kMaxValueTries, too_big.size() * 8);
+    for (const Candidate* b : too_big) {
+      for (const std::string& v : b->values) {
+        if (tries >= kMaxValueTries || count16(current) >= max16_) break;
+        std::set<std::string> with = current;
+        with.insert(v);
+        const size_t cost = count16(with) - count16(current);
+        if (cost == 0 || count16(with) > max16_) continue;
+        ++tries;
+        DetectionLoss l = evaluate(with);
+        const bool keep = l.total() < loss;
+        log(r, "value", v, cost, l.total(), l, keep);
+        if (keep) current = with, loss = l.total(), metrics = l;
+      }
+    }
+    return finish(r, current, loss, metrics);
+  }
+
+ private:
+  // Values at 16 bit with `a16`: every member of a group with a member named.
+  size_t count16(const std::set<std::string>& a16) const {
+    std::set<std::string> groups;
+    for (const std::string& v : a16)
+      if (auto it = plan_.group_of.find(v); it != plan_.group_of.end()) groups.insert(it->second);
+    size_t n = 0;
+    for (const std::string& g : groups)
+      for (const std::string& v : plan_.groups.at(g)) n += !enc16_.at(v).is_float;
+    return n;
+  }
+
+  DetectionLoss evaluate(const std::set<std::string>& a16) {
+    auto t0 = Clock::now();
+    std::set<std::string> groups16;
+    for (const std::string& v : a16)
+      if (auto it = plan_.group_of.find(v); it != plan_.group_of.end()) groups16.insert(it->second);
+    std::map<std::string, TensorEncoding> enc;
+    for (const std::string& v : plan_.activations)
+      enc[v] = groups16.count(plan_.group_of.at(v)) ? enc16_.at(v) : enc8_.at(v);
+    QuantConfig c = base_;
+    c.a16 = a16;
+    QdqModel q = export_qdq(fp32_, plan_, enc, c);
+    ExecutorOptions eo;
+    eo.threads = opt_.threads;
+    Executor ex(std::move(q.graph), eo);
+    DetectionLossAccumulator acc(layout_);
+    for (size_t i = 0; i < images_.size(); ++i)
+      acc.add(ref_[i], ex.run({{fp32_.inputs[0].name, images_[i]}}).at(output_));
+    seconds_ += std::chrono::duration<double>(Clock::now() - t0).count();
+    ++done_;
+    return acc.result();
+  }
+
+  void log(MixedSearchResult& r, const std::string& phase, const std::string& tried, size_t values,
+           double after, const DetectionLoss& m, bool kept) {
+    const double before = r.log.empty() ? after : current_loss_;
+    r.log.push_back({phase, tried, values, before, after, kept, m});
+    if (kept) current_loss_ = after;
+    if (!opt_.progress) return;
+    std::ostringstream os;
+    os.precision(4);
+    const double eta = done_ ? seconds_ / done_ * std::max<double>(0, planned_ - done_) : 0;
+    os << "auto " << opt_.budget_percent << "%: [" << done_ << "/~" << planned_ << "] " << phase
+       << " " << tried << " (+" << values << " values): loss " << after << " (box " << m.box_px
+       << " px, kpt " << m.kpt_px << " px, score " << m.score << ", flipped " << m.flipped << ")"
+       << (phase == "block" ? ""
+           : kept           ? " kept"
+                            : " dropped")
+       << ", ETA " << static_cast<int>(eta) << " s";
+    opt_.progress(os.str());
+  }
+
+  void note(const std::string& line) {
+    if (opt_.progress) opt_.progress("auto: " + line);
+  }
+
+  MixedSearchResult finish(MixedSearchResult& r, const std::set<std::string>& current, double loss,
+                           const DetectionLoss& metrics) {
+    for (const std::string& v : current)
+      if (!base_.a16.count(v)) r.a16.insert(v);
+    r.values16 = count16(current);
+    r.loss = loss;
+    r.metrics = metrics;
+    return r;
+  }
+
+  const Graph& fp32_;
+  const Stats& stats_;
+  QuantConfig base_;
+  const std::vector<Tensor>& images_;
+  MixedSearchOptions opt_;
+  QuantPlan plan_;
+  std::map<std::string, TensorEncoding> enc8_, enc16_;
+  size_t encoded_ = 0, max16_ = 0;
+  std::string output_;
+  std::vector<Tensor> ref_;
+  YoloLayout layout_;
+  double seconds_ = 0, current_loss_ = 0;
+  size_t done_ = 0, planned_ = 0;
+};
+
+}  // namespace
+
+MixedSearchResult search_mixed_precision(const Graph& fp32, const Stats& stats,
+                                         const QuantConfig& base, const std::vector<Tensor>& images,
+                                         const MixedSearchOptions& opt) {
+  return Search(fp32, stats, base, images, opt).run();
+}
+
+}  // namespace edgeq

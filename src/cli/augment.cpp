@@ -1,0 +1,62 @@
+// edgeq augment: variants (flip, scale, crop, mosaic) of a labelled image set, written with their
+// labels in the Ultralytics layout: a dev split for honest quantization numbers (vision/augment.h).
+#include "vision/augment.h"
+
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "core/error.h"
+#include "eval/label_source.h"
+#include "vision/image_io.h"
+
+namespace edgeq::cli {
+namespace {
+
+struct AugmentArgs {
+  std::string images, labels, out, kinds = "flip,scale,crop,mosaic";
+  int n = 32;
+  uint64_t seed = 0;
+};
+
+void run_augment(const AugmentArgs& a) {
+  AugmentOptions opt;
+  opt.n = a.n;
+  opt.seed = a.seed;
+  opt.kinds.clear();
+  std::stringstream ss(a.kinds);
+  for (std::string k; std::getline(ss, k, ',');)
+    if (!k.empty()) opt.kinds.push_back(parse_augment_kind(k));
+  const std::vector<std::string> paths = expand_image_paths(a.images);
+  const LabelSource labels = resolve_label_source(a.images, paths, a.labels);
+  EDGEQ_CHECK(labels.enabled, "augment: no labels for '", a.images,
+              "' (give --labels, or keep labels/ beside images/)");
+  std::vector<LabelledImage> sources;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    LabelledImage im;
+    im.bgr = read_image(paths[i]);
+    im.labels = read_yolo_labels(labels.files[i], im.bgr.cols, im.bgr.rows);
+    sources.push_back(std::move(im));
+  }
+  auto written = write_augmented_split(sources, a.out, opt);
+  std::cout << "wrote " << written.size() << " images from " << sources.size() << " to " << a.out
+            << "/images, labels in " << a.out << "/labels\n";
+}
+
+}  // namespace
+
+void register_augment(CLI::App& app) {
+  auto a = std::make_shared<AugmentArgs>();
+  auto* cmd = app.add_subcommand(
+      "augment", "Variants (flip, scale, crop, mosaic) of labelled images: a held-out dev split");
+  cmd->add_option("--images", a->images, "labelled images: folder or one image")->required();
+  cmd->add_option("--labels", a->labels, "YOLO labels folder (default: labels/ beside images/)");
+  cmd->add_option("--out", a->out, "folder to write OUT/images and OUT/labels into")->required();
+  cmd->add_option("--n", a->n, "number of images")->capture_default_str();
+  cmd->add_option("--seed", a->seed, "seed")->capture_default_str();
+  cmd->add_option("--kinds", a->kinds, "variants to draw from (comma-separated)")
+      ->capture_default_str();
+  cmd->callback([a] { run_augment(*a); });
+}
+
+}  // namespace edgeq::cli
