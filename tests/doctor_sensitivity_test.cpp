@@ -66,6 +66,7 @@ TEST(DoctorSensitivity, RanksAgainstHandFakeQuant) {
   ASSERT_EQ(ranking.size(), 2u);
   std::map<std::string, double> got;
   for (const auto& r : ranking) got[r.value] = r.rel_l2;
+  for (const auto& r : ranking) EXPECT_EQ(r.loss, r.rel_l2);  // not a YOLO output
   EXPECT_NEAR(got.at("x"), want_x, 1e-6 + 1e-4 * want_x);
   EXPECT_NEAR(got.at("m"), want_m, 1e-6 + 1e-4 * want_m);
   EXPECT_GE(ranking[0].rel_l2, ranking[1].rel_l2);

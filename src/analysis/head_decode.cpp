@@ -1,5 +1,7 @@
 #include "analysis/head_decode.h"
 
+#include "ir/op_traits.h"
+
 #include <cmath>
 #include <set>
 
@@ -7,9 +9,6 @@
 
 namespace edgeq {
 namespace {
-
-const std::set<std::string> kMovers = {"Reshape", "Transpose", "Squeeze", "Unsqueeze",
-                                       "Flatten", "Slice",     "Split"};
 
 // Distinct strides of a per-anchor stride constant, or empty when it is not one.
 std::vector<int> strides_of(const Tensor& t) {
@@ -33,10 +32,6 @@ bool is_constant_two(const Graph& g, const std::string& v) {
 }
 
 }  // namespace
-
-bool is_move_only(const std::string& op_type) {
-  return kMovers.count(op_type) != 0;
-}
 
 std::vector<StrideMul> find_stride_muls(const Graph& g) {
   std::vector<StrideMul> out;

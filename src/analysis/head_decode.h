@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/op_traits.h"
 
 namespace edgeq {
 
@@ -39,9 +40,6 @@ struct PixelMeaning {
   bool grid = false;         // grid units: pixel = value * stride
   std::vector<int> strides;  // for grid values
 };
-
-// Ops that only move values (Reshape, Transpose, Squeeze, Unsqueeze, Flatten, Slice, Split).
-bool is_move_only(const std::string& op_type);
 
 std::vector<StrideMul> find_stride_muls(const Graph& g);
 std::optional<BoxDecode> find_box_decode(const Graph& g);

@@ -53,11 +53,13 @@ class Search {
     r.values = encoded_;
     std::set<std::string> current = base_.a16;
     planned_ = 1;
+    ranking_images_ = images_.size();
     const DetectionLoss base = evaluate(current);
-    r.base_loss = base.total();
+    unit_ = base;  // every group counts 1 at the start (eval/detection_loss.h)
+    r.base_loss = score(base);
     r.base_metrics = base;
-    log(r, "base", "(base configuration)", 0, base.total(), base, true);
-    double loss = base.total();
+    log(r, "base", "(base configuration)", 0, r.base_loss, base, true);
+    double loss = r.base_loss;
     const size_t base16 = count16(current);
     if (base16 >= max16_) {
       note("base configuration already keeps " + std::to_string(base16) + " of " +
@@ -80,13 +82,18 @@ class Search {
       if (cost > 0) blocks.push_back({name, values, cost, 0});
     }
     planned_ += blocks.size() + blocks.size() / 2;
+    // Ranking blocks needs less precision than deciding: at most kRankImages images (the base
+    // loss on those first), then every image for the greedy steps.
+    ranking_images_ = std::min(images_.size(), kRankImages);
+    const double base_ranked = score(evaluate(current));
     for (Candidate& b : blocks) {
       std::set<std::string> with = current;
       with.insert(b.values.begin(), b.values.end());
       DetectionLoss l = evaluate(with);
-      b.gain = loss - l.total();
-      log(r, "block", b.block, b.cost, l.total(), l, false);
+      b.gain = base_ranked - score(l);
+      log(r, "block", b.block, b.cost, score(l), l, false);
     }
+    ranking_images_ = images_.size();
     std::stable_sort(blocks.begin(), blocks.end(), [](const Candidate& a, const Candidate& b) {
       return a.gain / a.cost > b.gain / b.cost;
     });
@@ -103,9 +110,9 @@ class Search {
         continue;
       }
       DetectionLoss l = evaluate(with);
-      const bool keep = l.total() < loss;
-      log(r, "greedy", b.block, count16(with) - count16(current), l.total(), l, keep);
-      if (keep) current = with, loss = l.total(), metrics = l;
+      const bool keep = score(l) < loss;
+      log(r, "greedy", b.block, count16(with) - count16(current), score(l), l, keep);
+      if (keep) current = with, loss = score(l), metrics = l;
     }
 
     // Budget left: values of the best blocks that did not fit whole, one at a time.
@@ -121,15 +128,18 @@ class Search {
         if (cost == 0 || count16(with) > max16_) continue;
         ++tries;
         DetectionLoss l = evaluate(with);
-        const bool keep = l.total() < loss;
-        log(r, "value", v, cost, l.total(), l, keep);
-        if (keep) current = with, loss = l.total(), metrics = l;
+        const bool keep = score(l) < loss;
+        log(r, "value", v, cost, score(l), l, keep);
+        if (keep) current = with, loss = score(l), metrics = l;
       }
     }
     return finish(r, current, loss, metrics);
   }
 
  private:
+  // The search's objective: every group relative to the base configuration's.
+  double score(const DetectionLoss& l) const { return l.total(unit_); }
+
   // Values at 16 bit with `a16`: every member of a group with a member named.
   size_t count16(const std::set<std::string>& a16) const {
     std::set<std::string> groups;
@@ -156,7 +166,7 @@ class Search {
     eo.threads = opt_.threads;
     Executor ex(std::move(q.graph), eo);
     DetectionLossAccumulator acc(layout_);
-    for (size_t i = 0; i < images_.size(); ++i)
+    for (size_t i = 0; i < ranking_images_; ++i)
       acc.add(ref_[i], ex.run({{fp32_.inputs[0].name, images_[i]}}).at(output_));
     seconds_ += std::chrono::duration<double>(Clock::now() - t0).count();
     ++done_;
@@ -207,6 +217,9 @@ class Search {
   std::string output_;
   std::vector<Tensor> ref_;
   YoloLayout layout_;
+  DetectionLoss unit_;
+  static constexpr size_t kRankImages = 16;
+  size_t ranking_images_ = 0;  // images an evaluation runs
   double seconds_ = 0, current_loss_ = 0;
   size_t done_ = 0, planned_ = 0;
 };

@@ -2,9 +2,11 @@
 // W8A8 model to keep at 16 bit, at most P % of the values with an encoding (those the base
 // configuration already keeps at 16 bit, the decode tail say, included), found on real runs of
 // candidate QDQ models (simulation, runtime/qdq_fold.h) over validation images and judged by what
-// users lose (eval/detection_loss.h) against the FP32 model's outputs:
+// users lose (eval/detection_loss.h) against the FP32 model's outputs, each group (box, keypoints,
+// scores, anchors across the threshold) relative to the base configuration's:
 //   1. the base model's loss;
-//   2. each block of values (analysis/value_blocks.h) promoted alone: its gain;
+//   2. each block of values (analysis/value_blocks.h) promoted alone: its gain (on at most 16 of
+//      the images: ranking needs less precision than deciding);
 //   3. greedy by gain per value: a block joins when it fits the budget and a run of the set with
 //      it lowers the loss; then values of the best blocks that did not fit, one at a time, the
 //      same way, while budget remains.

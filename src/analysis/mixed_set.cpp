@@ -11,7 +11,7 @@ namespace edgeq {
 std::string mixed_set_to_json(const MixedSet& m) {
   nlohmann::json j = {{"format", "edgeq-mixed"}, {"version", 1}, {"a16", m.a16}};
   nlohmann::json r = nlohmann::json::array();
-  for (const auto& [v, e] : m.ranking) r.push_back({{"value", v}, {"rel_l2", e}});
+  for (const auto& [v, e] : m.ranking) r.push_back({{"value", v}, {"loss", e}});
   j["ranking"] = r;
   return j.dump(2) + "\n";
 }

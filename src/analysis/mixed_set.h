@@ -1,7 +1,8 @@
 // Mixed-precision sets: the values to keep at 16 bit under W8A8 (QuantConfig::a16), as written
 // by `doctor --sensitivity` and read by `quantize --mixed`:
 //   {"format": "edgeq-mixed", "version": 1, "a16": ["v1", "v2", ...],
-//    "ranking": [{"value": "v1", "rel_l2": 0.031}, ...]}   (ranking optional, informative)
+//    "ranking": [{"value": "v1", "loss": 0.031}, ...]}   (ranking optional, informative: the
+//    sensitivity that ranked the value, analysis/sensitivity.h)
 // The reader also takes a plain JSON list of names, or a text file with one name per line
 // ('#' starts a comment).
 #pragma once
@@ -14,7 +15,7 @@ namespace edgeq {
 
 struct MixedSet {
   std::vector<std::string> a16;
-  std::vector<std::pair<std::string, double>> ranking;  // value, relative L2 of the output
+  std::vector<std::pair<std::string, double>> ranking;  // value, its sensitivity
 };
 
 std::string mixed_set_to_json(const MixedSet& m);

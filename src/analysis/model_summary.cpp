@@ -5,39 +5,12 @@
 #include <set>
 
 #include "analysis/qdq_view.h"
+#include "ir/op_traits.h"
 #include "core/error.h"
 #include "runtime/executor.h"
 
 namespace edgeq {
 namespace {
-
-// Ops that only move or reshape data (no arithmetic on values).
-const std::set<std::string>& data_movement_ops() {
-  static const std::set<std::string> ops = {"Reshape",
-                                            "Transpose",
-                                            "Concat",
-                                            "Split",
-                                            "Slice",
-                                            "Gather",
-                                            "Squeeze",
-                                            "Unsqueeze",
-                                            "Flatten",
-                                            "Identity",
-                                            "Cast",
-                                            "Shape",
-                                            "Constant",
-                                            "ConstantOfShape",
-                                            "Expand",
-                                            "Tile",
-                                            "Pad",
-                                            "DepthToSpace",
-                                            "SpaceToDepth",
-                                            "Upsample",
-                                            "Range",
-                                            "QuantizeLinear",
-                                            "DequantizeLinear"};
-  return ops;
-}
 
 // Input positions that hold trainable parameters, per op.
 bool is_parameter_input(const Node& n, size_t i) {
@@ -84,7 +57,7 @@ int64_t node_flops(const Node& n, const ShapeOf& shape_of) {
 int64_t node_elementwise_ops(const Node& n, const ShapeOf& shape_of) {
   const std::string& op = n.op_type;
   if (op == "Conv" || op == "ConvTranspose" || op == "MatMul" || op == "Gemm") return 0;
-  if (data_movement_ops().count(op)) return 0;
+  if (op_traits(n).no_math) return 0;
   if (op == "Resize" && n.attr_string("mode", "nearest") == "nearest") return 0;
   int64_t ops = 0;
   for (const auto& o : n.outputs)

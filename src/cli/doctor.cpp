@@ -75,19 +75,41 @@ void run_doctor_cli(const DoctorArgs& a) {
     SensitivityOptions opt;
     opt.progress = [](size_t done, size_t total, const std::string&) {
       if (done % 25 == 0 || done == total)
-        std::cerr << "sensitivity: " << done << "/" << total << " values\n";
+        std::cerr << "sensitivity: " << done << "/" << total << "\n";
     };
     auto ranking = rank_sensitivity(view, stats, plan.activations, inputs, opt);
+    auto blocks = rank_block_sensitivity(view, stats, plan.activations, inputs, opt);
     MixedSet mixed = mixed_set_from_ranking(ranking, a.top_percent);
-    std::cout << "sensitivity (one value at 8 bit, rest FP32; rel. L2 of "
-              << view.outputs.at(0).name << " over " << inputs.size() << " images):\n";
+    const bool detections = !ranking.empty() && ranking[0].detections.confident > 0;
+    const std::string what = detections ? "detection loss (box/2px + kpt/2px + score/0.02 + flipped)"
+                                        : "rel. L2 of " + view.outputs.at(0).name;
+    std::cout << "sensitivity (one value at 8 bit, rest FP32; " << what << " over "
+              << inputs.size() << " images):\n";
     for (size_t i = 0; i < ranking.size() && i < 10; ++i)
-      std::cout << "  " << i + 1 << ". " << ranking[i].value << "  " << ranking[i].rel_l2 << "\n";
+      std::cout << "  " << i + 1 << ". " << ranking[i].value << "  " << ranking[i].loss << "\n";
+    std::cout << "blocks (each block at 8 bit, rest FP32):\n";
+    for (size_t i = 0; i < blocks.size() && i < 10; ++i)
+      std::cout << "  " << i + 1 << ". " << blocks[i].value << "  " << blocks[i].loss << "\n";
     std::cout << "mixed set: " << mixed.a16.size() << " of " << ranking.size()
-              << " values at 16 bit (top " << a.top_percent << "%)\n";
-    nlohmann::json s = nlohmann::json::array();
-    for (const auto& r : ranking) s.push_back({{"value", r.value}, {"rel_l2", r.rel_l2}});
-    j["sensitivity"] = {{"images", inputs.size()}, {"ranking", s}, {"a16", mixed.a16}};
+              << " values at 16 bit (top " << a.top_percent << "%; quantize --auto searches "
+              << "a set under a budget on real W8A8 runs)\n";
+    auto rows = [](const std::vector<Sensitivity>& r) {
+      nlohmann::json s = nlohmann::json::array();
+      for (const auto& x : r)
+        s.push_back({{"name", x.value},
+                     {"loss", x.loss},
+                     {"rel_l2", x.rel_l2},
+                     {"box_px", x.detections.box_px},
+                     {"kpt_px", x.detections.kpt_px},
+                     {"score", x.detections.score},
+                     {"flipped", x.detections.flipped}});
+      return s;
+    };
+    j["sensitivity"] = {{"images", inputs.size()},
+                        {"measure", detections ? "detection_loss" : "rel_l2"},
+                        {"ranking", rows(ranking)},
+                        {"blocks", rows(blocks)},
+                        {"a16", mixed.a16}};
     if (!a.mixed_out.empty()) {
       save_mixed_set(mixed, a.mixed_out);
       std::cout << "wrote " << a.mixed_out << " (quantize --mixed)\n";

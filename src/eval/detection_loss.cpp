@@ -7,8 +7,23 @@
 
 namespace edgeq {
 
+namespace {
+
+constexpr double kBoxPx = 2, kKptPx = 2, kScore = 0.02, kFlipped = 1;
+
+double part(double value, double unit, double fallback) {
+  return value / (unit > 0 ? unit : fallback);
+}
+
+}  // namespace
+
 double DetectionLoss::total() const {
-  return box_px / 2.0 + kpt_px / 4.0 + score / 0.02 + flipped;
+  return box_px / kBoxPx + kpt_px / kKptPx + score / kScore + flipped / kFlipped;
+}
+
+double DetectionLoss::total(const DetectionLoss& unit) const {
+  return part(box_px, unit.box_px, kBoxPx) + part(kpt_px, unit.kpt_px, kKptPx) +
+         part(score, unit.score, kScore) + part(flipped, unit.flipped, kFlipped);
 }
 
 void DetectionLossAccumulator::add(const Tensor& ref, const Tensor& test) {

@@ -5,9 +5,10 @@
 //   kpt_px    mean |delta| of keypoint x, y over those anchors' keypoints FP32 sees (v > 0.5),
 //   score     mean |delta score| over anchors either model scores above conf / 4,
 //   flipped   anchors on the other side of conf than FP32, per FP32 confident anchor.
-// total() puts the groups on one scale: box / 2 px + keypoints / 4 px + score / 0.02 + flipped,
-// so that each reaches 1 at an error a user would notice (2 px of box, 4 px of keypoint, a 0.02
-// score shift, every confident anchor lost). Raw pixel outputs would let box coordinates drown
+// total() puts the groups on one scale, each divided by a unit: by default an error a user would
+// notice (2 px of box, 2 px of keypoint, a 0.02 score shift, every confident anchor lost), or the
+// groups of a reference loss (a search divides by its starting point's, so that each group
+// counts as much as the others there). Raw pixel outputs would let box coordinates drown
 // everything else, which is what the rel-L2 ranking of output0 did (issue 12).
 #pragma once
 #include <cstdint>
@@ -21,6 +22,8 @@ struct DetectionLoss {
   double box_px = 0, kpt_px = 0, score = 0, flipped = 0;
   int64_t confident = 0;  // FP32 anchors above conf, summed over images
   double total() const;
+  // Each group divided by `unit`'s (a group that is 0 there counts at the default unit).
+  double total(const DetectionLoss& unit) const;
 };
 
 class DetectionLossAccumulator {

@@ -15,6 +15,7 @@ enum : unsigned {
   kOrtShares = 1 << 5,    // ... and its output shares its input's encoding there
   kNhwc = 1 << 6,         // runs NHWC
   kCompute = 1 << 7,      // multiply-accumulates: Conv, ConvTranspose, MatMul, Gemm
+  kNoMath = 1 << 8,       // moves or reshapes data, no arithmetic on values (0 FLOPs)
 };
 
 struct Row {
@@ -34,24 +35,25 @@ const Row kOnnxRows[] = {
     {"ArgMax", D::kFirst, kOrt},
     {"AveragePool", D::kFirst, kOrt | kNhwc},
     {"BatchNormalization", D::kFirst, kOrt},
-    {"Cast", D::kNone, 0},
+    {"Cast", D::kNone, kNoMath},
     {"Clip", D::kFirst, kOrt},
-    {"Concat", D::kAll, kMoves | kOrt | kNhwc},
-    {"Constant", D::kNone, 0},
-    {"ConstantOfShape", D::kNone, 0},
+    {"Concat", D::kAll, kMoves | kOrt | kNhwc | kNoMath},
+    {"Constant", D::kNone, kNoMath},
+    {"ConstantOfShape", D::kNone, kNoMath},
     {"Conv", D::kWeighted, kOrt | kNhwc | kCompute},
     {"ConvTranspose", D::kWeighted, kOrt | kCompute},
-    {"DequantizeLinear", D::kFirst, 0},
+    {"DequantizeLinear", D::kFirst, kNoMath},
+    {"DepthToSpace", D::kFirst, kMoves | kNoMath},
     {"Div", D::kAll, kElementwise},
     {"Exp", D::kAll, kElementwise},
-    {"Expand", D::kFirst, kMoves},
-    {"Flatten", D::kFirst, kView | kOrtShares},
-    {"Gather", D::kFirst, kMoves | kOrt},
+    {"Expand", D::kFirst, kMoves | kNoMath},
+    {"Flatten", D::kFirst, kView | kOrtShares | kNoMath},
+    {"Gather", D::kFirst, kMoves | kOrt | kNoMath},
     {"GatherElements", D::kFirst, kMoves | kOrt},
     {"Gemm", D::kWeighted, kOrt | kCompute},
     {"GlobalAveragePool", D::kFirst, kOrt},
     {"GlobalMaxPool", D::kFirst, kMoves},
-    {"Identity", D::kFirst, kView},
+    {"Identity", D::kFirst, kView | kNoMath},
     {"InstanceNormalization", D::kFirst, kOrt},
     {"LayerNormalization", D::kFirst, kOrt},
     {"LeakyRelu", D::kFirst, kOrt},
@@ -61,31 +63,32 @@ const Row kOnnxRows[] = {
     {"Mul", D::kAll, kElementwise | kOrt},
     {"Neg", D::kAll, kElementwise},
     {"NonZero", D::kNone, 0},
-    {"Pad", D::kFirst, kOrt},
+    {"Pad", D::kFirst, kOrt | kNoMath},
     {"Pow", D::kAll, 0},
-    {"QuantizeLinear", D::kFirst, 0},
-    {"Range", D::kNone, 0},
+    {"QuantizeLinear", D::kFirst, kNoMath},
+    {"Range", D::kNone, kNoMath},
     {"ReduceMax", D::kFirst, 0},
     {"ReduceMean", D::kFirst, 0},
     {"ReduceSum", D::kFirst, 0},
     {"Relu", D::kFirst, kElementwise | kOrt},
-    {"Reshape", D::kFirst, kView | kOrt | kOrtShares},
+    {"Reshape", D::kFirst, kView | kOrt | kOrtShares | kNoMath},
     {"Resize", D::kFirst, kMoves | kOrt | kOrtShares | kNhwc},  // moves values when nearest
-    {"Shape", D::kNone, 0},
+    {"Shape", D::kNone, kNoMath},
     {"Sigmoid", D::kFirst, kElementwise | kOrt},
     {"Size", D::kNone, 0},
-    {"Slice", D::kFirst, kMoves | kOrt | kOrtShares},
+    {"Slice", D::kFirst, kMoves | kOrt | kOrtShares | kNoMath},
     {"Softmax", D::kFirst, kOrt},
-    {"Split", D::kFirst, kMoves | kOrt | kOrtShares | kNhwc},
+    {"SpaceToDepth", D::kFirst, kMoves | kNoMath},
+    {"Split", D::kFirst, kMoves | kOrt | kOrtShares | kNhwc | kNoMath},
     {"Sqrt", D::kAll, kElementwise},
-    {"Squeeze", D::kFirst, kView | kOrt | kOrtShares},
+    {"Squeeze", D::kFirst, kView | kOrt | kOrtShares | kNoMath},
     {"Sub", D::kAll, kElementwise},
     {"Tanh", D::kFirst, kElementwise},
-    {"Tile", D::kFirst, kMoves},
+    {"Tile", D::kFirst, kMoves | kNoMath},
     {"TopK", D::kFirst, 0},
-    {"Transpose", D::kFirst, kSame | kOrt | kOrtShares},
-    {"Unsqueeze", D::kFirst, kView | kOrt | kOrtShares},
-    {"Upsample", D::kFirst, 0},
+    {"Transpose", D::kFirst, kSame | kOrt | kOrtShares | kNoMath},
+    {"Unsqueeze", D::kFirst, kView | kOrt | kOrtShares | kNoMath},
+    {"Upsample", D::kFirst, kNoMath},
     {"Where", D::kWhere, kOrt},
 };
 
@@ -115,6 +118,7 @@ OpTraits to_traits(const Row& r) {
   t.ort_shares_encoding = r.flags & kOrtShares;
   t.nhwc = t.elementwise || (r.flags & kNhwc);
   t.compute = r.flags & kCompute;
+  t.no_math = r.flags & kNoMath;
   return t;
 }
 
@@ -165,6 +169,10 @@ std::vector<size_t> data_input_indices(const Node& node) {
 bool moves_values(const Node& node) {
   if (!op_traits(node).moves_values) return false;
   return node.op_type != "Resize" || node.attr_string("mode", "nearest") == "nearest";
+}
+
+bool is_move_only(const std::string& op_type) {
+  return op_traits("", op_type).moves_values && op_type != "Concat";
 }
 
 }  // namespace edgeq

@@ -4,6 +4,7 @@
 // data).
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/graph.h"
@@ -42,6 +43,8 @@ struct OpTraits {
   // Multiply-accumulates over weights or two activations (Conv, ConvTranspose, MatMul, Gemm):
   // what CPU runtimes run in int8 (the cpu placement quantizes only these ops' inputs).
   bool compute = false;
+  // Moves, reshapes or converts data without arithmetic on values (counted as 0 FLOPs).
+  bool no_math = false;
 };
 
 // The row for an op (domain "" is ONNX's default domain); defaults for unknown ops.
@@ -57,5 +60,7 @@ std::vector<size_t> data_input_indices(const Node& node);
 // Output elements are input elements for this node (moves_values, and Resize only when its mode
 // is nearest).
 bool moves_values(const Node& node);
+// Rearranges or selects one input's values without combining inputs (moves values, not Concat).
+bool is_move_only(const std::string& op_type);
 
 }  // namespace edgeq

@@ -10,14 +10,9 @@
 
 #include "core/error.h"
 #include "core/fast_math.h"
+#include "ir/op_traits.h"
 
 namespace edgeq {
-namespace {
-
-const std::set<std::string> kSameValues = {"Reshape",   "Flatten",  "Squeeze",
-                                           "Unsqueeze", "Identity", "Transpose"};
-
-}  // namespace
 
 // One observed value's statistics, fed in pieces while the executor reads it (see
 // StreamObserver). A sampled batch of finite values keeps what closing and binning it need, so
@@ -86,7 +81,7 @@ Calibrator::Calibrator(Graph graph, std::string model_sha256, std::string prepro
     for (const Node& n : executor_.graph().nodes) {
       if (n.outputs.size() != 1 || !floats.count(n.outputs[0]) || n.inputs.empty()) continue;
       std::vector<std::string> from;
-      if (kSameValues.count(n.op_type))
+      if (op_traits(n).same_values)
         from = {n.inputs[0]};
       else if (n.op_type == "Concat")
         from = n.inputs;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <unordered_set>
 
 #include "core/error.h"
 #include "ir/opset_upgrade.h"
@@ -26,8 +27,12 @@ class QdqWriter {
             const std::map<std::string, TensorEncoding>& activations, const QuantConfig& cfg)
       : src_(src), plan_(plan), acts_(activations), cfg_(cfg) {
     out_.graph = src;
+    for (const ValueInfo& in : src.inputs) used_.insert(in.name);
+    for (const auto& kv : src.initializers) used_.insert(kv.first);
     for (size_t i = 0; i < src.nodes.size(); ++i) {
       const Node& n = src.nodes[i];
+      used_.insert(n.name);
+      used_.insert(n.outputs.begin(), n.outputs.end());
       for (const std::string& o : n.outputs) producer_[o] = static_cast<int>(i);
       if (n.op_type == "Constant" && n.domain.empty() && n.has_attr("value") &&
           n.outputs.size() == 1)
@@ -178,7 +183,7 @@ class QdqWriter {
   void add_param(const std::string& name, const TensorEncoding& te) {
     Graph& g = out_.graph;
     Tensor q = quantize_tensor(*constant(name), te);
-    std::string qname = g.unique_name(name + "_quantized");
+    std::string qname = fresh(name + "_quantized");
     g.initializers[qname] = q;
     auto [sname, zname] = add_scale_zero_point(name, te);
     Node dq;
@@ -205,9 +210,9 @@ class QdqWriter {
       zps.push_back(e.zero_point());
     }
     Shape shape = te.per_channel() ? Shape{static_cast<int64_t>(scales.size())} : Shape{};
-    std::string sname = g.unique_name(base + "_scale");
+    std::string sname = fresh(base + "_scale");
     g.initializers[sname] = Tensor::from_vector<float>(shape, scales);
-    std::string zname = g.unique_name(base + "_zero_point");
+    std::string zname = fresh(base + "_zero_point");
     Tensor z(te.channels.at(0).dtype(), shape);
     for (size_t i = 0; i < zps.size(); ++i) {
       switch (z.dtype()) {
@@ -246,16 +251,16 @@ class QdqWriter {
     Graph& g = out_.graph;
     DType qt = te.channels[0].dtype();
     auto [sname, zname] = add_scale_zero_point(v, te);
-    std::string qout = g.unique_name(v + "_QuantizeLinear_Output");
+    std::string qout = fresh(v + "_QuantizeLinear_Output");
     std::string qin = v, dqout = v;
     auto p = producer_.find(v);
     if (p == producer_.end()) {  // a graph input: consumers switch to the DequantizeLinear output
-      dqout = g.unique_name(v + "_DequantizeLinear_Output");
+      dqout = fresh(v + "_DequantizeLinear_Output");
       for (Node& n : g.nodes)
         for (std::string& in : n.inputs)
           if (in == v) in = dqout;
     } else {  // the producer writes a new name; the DequantizeLinear output takes over `v`
-      qin = g.unique_name(v + "_QuantizeLinear_Input");
+      qin = fresh(v + "_QuantizeLinear_Input");
       for (std::string& o : g.nodes[p->second].outputs)
         if (o == v) o = qin;
     }
@@ -285,6 +290,15 @@ class QdqWriter {
   std::set<int> dropped_nodes_;
   std::vector<Node> new_nodes_;
   bool contrib16_ = false;
+  std::unordered_set<std::string> used_;  // every name in the graph so far
+
+  // A name not yet used, starting with `base` (Graph::unique_name, without rescanning the graph).
+  std::string fresh(const std::string& base) {
+    std::string name = base;
+    for (int k = 1; used_.count(name); ++k) name = base + "_" + std::to_string(k);
+    used_.insert(name);
+    return name;
+  }
 };
 
 }  // namespace
