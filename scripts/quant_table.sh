@@ -59,9 +59,10 @@ const j = JSON.parse(require("fs").readFileSync(process.argv[1]));
 const d = j.detections, l = j.labels;
 const pts = (a, b) => ((a - b) * 100).toFixed(2) + " pt";
 const pose = l && l.ref.pose ? pts(l.ref.pose.map50_95, l.test.pose.map50_95) : "-";
-const kpt = d.keypoint_px ? d.keypoint_px.mean.toFixed(2) : "-";
+const px = s => (d.matched > 0 && s ? s.mean.toFixed(2) : "-");
+const kpt = px(d.keypoint_px);
 console.log(`| ${process.argv[2]} | ${process.argv[3]} | ${(100 * d.match_rate).toFixed(1)}% (${d.matched}/${d.ref}) | ` +
-            `${d.box_px.mean.toFixed(2)} | ${kpt} | ${pose} | ${pts(l.ref.box.map50_95, l.test.box.map50_95)} |`);
+            `${px(d.box_px)} | ${kpt} | ${pose} | ${pts(l.ref.box.map50_95, l.test.box.map50_95)} |`);
 ' "$OUT/q$i.json" "$name" "${summary:-?}" >> "$OUT/table.md"
 done
 node -e '

@@ -1,9 +1,8 @@
 // The detection loss (eval/detection_loss.h) on hand-made YOLO pose outputs.
-#include "eval/detection_loss.h"
-
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "eval/detection_loss.h"
 
 namespace edgeq {
 namespace {
@@ -18,9 +17,9 @@ Tensor pose_output(float score0, float score1, float score2) {
     for (int r = 0; r < 4; ++r) x[r * 3 + a] = 100.f + r;  // cx, cy, w, h
     x[4 * 3 + a] = scores[a];
     for (int k = 0; k < 17; ++k) {
-      x[(5 + 3 * k) * 3 + a] = 50.f;      // x
-      x[(6 + 3 * k) * 3 + a] = 60.f;      // y
-      x[(7 + 3 * k) * 3 + a] = k < 10;    // visible: the first 10
+      x[(5 + 3 * k) * 3 + a] = 50.f;    // x
+      x[(6 + 3 * k) * 3 + a] = 60.f;    // y
+      x[(7 + 3 * k) * 3 + a] = k < 10;  // visible: the first 10
     }
   }
   return t;
@@ -35,13 +34,13 @@ YoloLayout pose_layout() {
 TEST(DetectionLoss, HandComputedGroups) {
   Tensor ref = pose_output(0.9f, 0.3f, 0.01f), test = pose_output(0.8f, 0.2f, 0.01f);
   float* t = test.data<float>();
-  t[0 * 3 + 0] += 2;         // anchor 0: cx off by 2 px
-  t[5 * 3 + 1] += 4;         // anchor 1: keypoint 0 x off by 4 px (visible)
+  t[0 * 3 + 0] += 2;               // anchor 0: cx off by 2 px
+  t[5 * 3 + 1] += 4;               // anchor 1: keypoint 0 x off by 4 px (visible)
   t[(5 + 3 * 12) * 3 + 0] += 100;  // anchor 0: keypoint 12 x, not visible: ignored
   DetectionLossAccumulator acc(pose_layout());
   acc.add(ref, test);
   DetectionLoss l = acc.result();
-  EXPECT_EQ(l.confident, 2);                   // anchors 0 and 1 score above 0.25
+  EXPECT_EQ(l.confident, 2);                    // anchors 0 and 1 score above 0.25
   EXPECT_DOUBLE_EQ(l.box_px, 2.0 / 8);          // 8 box numbers, one off by 2
   EXPECT_DOUBLE_EQ(l.kpt_px, 4.0 / 40);         // 2 anchors x 10 visible x 2 coordinates
   EXPECT_NEAR(l.score, (0.1 + 0.1) / 2, 1e-6);  // anchor 2 is below 0.25 / 4 on both sides

@@ -274,8 +274,10 @@ TEST(QuantCli, CalibrationWorkersWriteTheSameStatsBytes) {
                            " --n 8 --threads 3 --workers " + w + " --out " +
                            q(d + "/w" + w + ".stats") + " --json " + q(d + "/w" + w + ".json"));
     ASSERT_EQ(r.exit_code, 0) << r.err;
+    // Forwards always run on one thread per worker (oneDNN's summation order may depend on
+    // how many threads split a convolution: at 3 threads it does on yolo11n-pose).
     EXPECT_NE(
-        r.out.find(std::string(w) + (w[0] == '1' ? " worker x 3 threads" : " workers x 1 thread")),
+        r.out.find(std::string(w) + (w[0] == '1' ? " worker x 1 thread" : " workers x 1 thread")),
         std::string::npos)
         << r.out;
     const auto j = nlohmann::json::parse(read_file(d + "/w" + w + ".json"));

@@ -1,7 +1,5 @@
 // edgeq augment (vision/augment.h): labels follow the pixels through flips, scales, crops and
 // mosaics, checked by painting a marker under each keypoint and finding it there afterwards.
-#include "vision/augment.h"
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -10,6 +8,7 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "test_util.h"
+#include "vision/augment.h"
 #include "vision/image_io.h"
 
 namespace edgeq {

@@ -7,6 +7,7 @@
 
 #include "analysis/constant_error.h"
 #include "analysis/float_tails.h"
+#include "analysis/placement_advice.h"
 #include "analysis/qdq_view.h"
 #include "analysis/truncation.h"
 #include "core/error.h"
@@ -127,6 +128,7 @@ DoctorReport run_doctor(const Graph& model, const EncodingSet* encodings_file, c
   f.insert(f.end(), tails.begin(), tails.end());
   auto placement = op_support_findings(model, target);
   f.insert(f.end(), placement.begin(), placement.end());
+  f.push_back(placement_advice(model, target));
   sort_findings(f);
   return r;
 }

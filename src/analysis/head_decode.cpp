@@ -1,11 +1,10 @@
 #include "analysis/head_decode.h"
 
-#include "ir/op_traits.h"
-
 #include <cmath>
 #include <set>
 
 #include "ir/constants.h"
+#include "ir/op_traits.h"
 
 namespace edgeq {
 namespace {

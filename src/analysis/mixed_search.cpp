@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <thread>
 
 #include "analysis/value_blocks.h"
 #include "core/error.h"
@@ -40,11 +41,8 @@ class Search {
     for (const std::string& v : plan_.activations) encoded_ += !enc8_.at(v).is_float;
     max16_ = static_cast<size_t>(std::floor(encoded_ * opt.budget_percent / 100.0 + 1e-9));
     // FP32 reference outputs.
-    ExecutorOptions eo;
-    eo.threads = opt.threads;
-    Executor ex(fp32, eo);
     output_ = fp32.outputs[0].name;
-    for (const Tensor& x : images) ref_.push_back(ex.run({{fp32.inputs[0].name, x}}).at(output_));
+    ref_ = run_images(fp32, images.size());
     layout_ = yolo_layout_for(fp32, ref_[0].shape());
   }
 
@@ -162,15 +160,41 @@ class Search {
     QuantConfig c = base_;
     c.a16 = a16;
     QdqModel q = export_qdq(fp32_, plan_, enc, c);
-    ExecutorOptions eo;
-    eo.threads = opt_.threads;
-    Executor ex(std::move(q.graph), eo);
+    std::vector<Tensor> outs = run_images(q.graph, ranking_images_);
     DetectionLossAccumulator acc(layout_);
-    for (size_t i = 0; i < ranking_images_; ++i)
-      acc.add(ref_[i], ex.run({{fp32_.inputs[0].name, images_[i]}}).at(output_));
+    for (size_t i = 0; i < outs.size(); ++i) acc.add(ref_[i], outs[i]);
     seconds_ += std::chrono::duration<double>(Clock::now() - t0).count();
     ++done_;
     return acc.result();
+  }
+
+  // The model's output on images 0..n-1: single-threaded executors, one per worker thread, each
+  // planned on its thread and taking every workers-th image, so results never depend on how
+  // many threads a convolution is split across (calibration does the same).
+  std::vector<Tensor> run_images(const Graph& g, size_t n) const {
+    const int hw =
+        opt_.threads > 0 ? opt_.threads : static_cast<int>(std::thread::hardware_concurrency());
+    const size_t workers =
+        std::max<size_t>(1, std::min<size_t>(n, static_cast<size_t>(std::max(1, hw))));
+    std::vector<Tensor> outs(n);
+    std::vector<std::exception_ptr> errors(workers);
+    std::vector<std::thread> threads;
+    for (size_t w = 0; w < workers; ++w)
+      threads.emplace_back([&, w] {
+        try {
+          ExecutorOptions eo;
+          eo.threads = 1;
+          Executor ex(g, eo);
+          for (size_t i = w; i < n; i += workers)
+            outs[i] = ex.run({{fp32_.inputs[0].name, images_[i]}}).at(output_);
+        } catch (...) {
+          errors[w] = std::current_exception();
+        }
+      });
+    for (std::thread& t : threads) t.join();
+    for (const auto& e : errors)
+      if (e) std::rethrow_exception(e);
+    return outs;
   }
 
   void log(MixedSearchResult& r, const std::string& phase, const std::string& tried, size_t values,

@@ -11,7 +11,7 @@
 //      it lowers the loss; then values of the best blocks that did not fit, one at a time, the
 //      same way, while budget remains.
 // Every candidate is a real evaluation; the log records each (what was tried, loss before and
-// after, kept or not). Deterministic for given inputs.
+// after, kept or not). Deterministic for given inputs, whatever the number of threads.
 #pragma once
 #include <functional>
 #include <set>
@@ -28,7 +28,7 @@ namespace edgeq {
 
 struct MixedSearchOptions {
   double budget_percent = 10;  // of the values with an encoding, at 16 bit in the end
-  int threads = 0;
+  int threads = 0;             // images evaluated at once, each on one thread (0: all cores)
   // One line per evaluation, with what was tried and an ETA.
   std::function<void(const std::string&)> progress;
 };

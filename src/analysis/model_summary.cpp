@@ -5,8 +5,8 @@
 #include <set>
 
 #include "analysis/qdq_view.h"
-#include "ir/op_traits.h"
 #include "core/error.h"
+#include "ir/op_traits.h"
 #include "runtime/executor.h"
 
 namespace edgeq {

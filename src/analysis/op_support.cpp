@@ -49,6 +49,8 @@ TargetOps parse_target(const std::string& json_text, const std::string& what) {
     t.name = j.value("name", t.target);
     t.is_npu = j.value("kind", std::string("npu")) == "npu";
     t.shares_concat_encoding = j.value("shares_concat_encoding", false);
+    t.placement = j.value("placement", std::string("ort"));
+    t.placement_why = j.value("placement_why", std::string());
     t.float_ops_run_on = j.value("float_ops_run_on", std::string("the CPU"));
     for (const auto& op : j.at("quantized")) t.quantized.insert(op.get<std::string>());
     if (j.contains("uncertain"))

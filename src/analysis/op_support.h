@@ -14,6 +14,8 @@ struct TargetOps {
   std::string name;    // human-readable
   bool is_npu = false;
   bool shares_concat_encoding = false;  // the toolchain forces one encoding across a Concat
+  std::string placement = "ort";        // the quantize --placement this target wants
+  std::string placement_why;            // why, for the doctor
   std::string float_ops_run_on;         // what happens to ops left in float
   std::set<std::string> quantized;
   std::map<std::string, std::string> uncertain;    // op -> note

@@ -27,9 +27,9 @@ struct SensitivityOptions {
 };
 
 struct Sensitivity {
-  std::string value;  // the value, or the block's name
-  double rel_l2 = 0;  // of the output, mean over the images
-  double loss = 0;    // what the ranking sorts by: the detection loss, else rel_l2
+  std::string value;         // the value, or the block's name
+  double rel_l2 = 0;         // of the output, mean over the images
+  double loss = 0;           // what the ranking sorts by: the detection loss, else rel_l2
   DetectionLoss detections;  // for a YOLO output
 };
 

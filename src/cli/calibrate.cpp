@@ -32,8 +32,10 @@ struct CalibrateArgs {
   int histogram_stride = CalibratorOptions().histogram_stride;
 };
 
-// Workers (images at once) and threads each: by default one single-threaded worker per core, at
-// most kMaxAutoWorkers (each holds its own executor and statistics, some tens of MiB).
+// Workers (images at once), each running its forwards on one thread: oneDNN may sum a convolution
+// in another order when more threads split it (yolo11n-pose's stride-32 keypoint conv does at 3
+// threads), and statistics must not depend on threads. By default one worker per core, at most
+// kMaxAutoWorkers (each holds its own executor and statistics, some tens of MiB).
 constexpr int kMaxAutoWorkers = 8;
 
 void run_calibrate(const CalibrateArgs& a) {
@@ -59,7 +61,7 @@ void run_calibrate(const CalibrateArgs& a) {
   workers = static_cast<int>(std::min<size_t>(static_cast<size_t>(workers), mine.size()));
   CalibrationRunOptions opt;
   opt.workers = workers;
-  opt.calibrator.executor.threads = std::max(1, threads / workers);
+  opt.calibrator.executor.threads = 1;
   opt.calibrator.histogram_stride = a.histogram_stride;
   // OpenCV runs single-threaded: images are read by the workers, between their own passes.
   cv::setNumThreads(0);
@@ -129,8 +131,8 @@ void register_calibrate(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--threads", a->threads, "threads in all (0: all cores)");
   cmd->add_option("--workers", a->workers,
-                  "images calibrated at once, each by its own executor on threads/workers "
-                  "threads (0: one per thread, at most 8); the statistics do not depend on it")
+                  "images calibrated at once, each by its own single-threaded executor (0: one "
+                  "per thread, at most 8); the statistics depend neither on it nor on --threads")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--histogram-stride", a->histogram_stride,
                   "histogram sampling for values of 8192+ elements: the outer ~0.2% of each "

@@ -81,10 +81,11 @@ void run_doctor_cli(const DoctorArgs& a) {
     auto blocks = rank_block_sensitivity(view, stats, plan.activations, inputs, opt);
     MixedSet mixed = mixed_set_from_ranking(ranking, a.top_percent);
     const bool detections = !ranking.empty() && ranking[0].detections.confident > 0;
-    const std::string what = detections ? "detection loss (box/2px + kpt/2px + score/0.02 + flipped)"
-                                        : "rel. L2 of " + view.outputs.at(0).name;
-    std::cout << "sensitivity (one value at 8 bit, rest FP32; " << what << " over "
-              << inputs.size() << " images):\n";
+    const std::string what = detections
+                                 ? "detection loss (box/2px + kpt/2px + score/0.02 + flipped)"
+                                 : "rel. L2 of " + view.outputs.at(0).name;
+    std::cout << "sensitivity (one value at 8 bit, rest FP32; " << what << " over " << inputs.size()
+              << " images):\n";
     for (size_t i = 0; i < ranking.size() && i < 10; ++i)
       std::cout << "  " << i + 1 << ". " << ranking[i].value << "  " << ranking[i].loss << "\n";
     std::cout << "blocks (each block at 8 bit, rest FP32):\n";
@@ -130,7 +131,7 @@ void register_doctor(CLI::App& app) {
                   "encodings JSON (AIMET/QNN form) to judge instead of the model's Q/DQ");
   cmd->add_option("--stats", a->stats, "FP32 calibration statistics (edgeq calibrate)");
   cmd->add_option("--target", a->target,
-                  "qnn-htp | rknn | cpu, or an op table .json (data/targets/ form)")
+                  "qnn-htp | rknn | cpu | openvino, or an op table .json (data/targets/ form)")
       ->capture_default_str();
   cmd->add_option("--json", a->json, "write all findings, ranges and concat spans as JSON");
   cmd->add_option("--images", a->images,
