@@ -20,17 +20,11 @@ Node node(const std::string& name, const std::string& op, std::vector<std::strin
 }
 
 Attribute int_attr(int64_t v) {
-  Attribute a;
-  a.kind = Attribute::Kind::kInt;
-  a.i = v;
-  return a;
+  return Attribute::integer(v);
 }
 
 Attribute ints_attr(std::vector<int64_t> v) {
-  Attribute a;
-  a.kind = Attribute::Kind::kInts;
-  a.ints = std::move(v);
-  return a;
+  return Attribute::integers(std::move(v));
 }
 
 Graph conv_sigmoid_reshape() {

@@ -9,6 +9,41 @@
 
 namespace edgeq {
 
+Attribute Attribute::integer(int64_t v) {
+  Attribute a;
+  a.kind = Kind::kInt;
+  a.i = v;
+  return a;
+}
+
+Attribute Attribute::real(float v) {
+  Attribute a;
+  a.kind = Kind::kFloat;
+  a.f = v;
+  return a;
+}
+
+Attribute Attribute::string(std::string v) {
+  Attribute a;
+  a.kind = Kind::kString;
+  a.s = std::move(v);
+  return a;
+}
+
+Attribute Attribute::integers(std::vector<int64_t> v) {
+  Attribute a;
+  a.kind = Kind::kInts;
+  a.ints = std::move(v);
+  return a;
+}
+
+Attribute Attribute::reals(std::vector<float> v) {
+  Attribute a;
+  a.kind = Kind::kFloats;
+  a.floats = std::move(v);
+  return a;
+}
+
 int64_t Node::attr_int(const std::string& key, int64_t def) const {
   auto it = attrs.find(key);
   return it == attrs.end() ? def : it->second.i;

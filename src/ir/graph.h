@@ -20,6 +20,12 @@ struct Attribute {
   std::vector<float> floats;
   std::vector<std::string> strings;
   Tensor t;
+
+  static Attribute integer(int64_t v);
+  static Attribute real(float v);
+  static Attribute string(std::string v);
+  static Attribute integers(std::vector<int64_t> v);
+  static Attribute reals(std::vector<float> v);
 };
 
 struct Node {

@@ -18,10 +18,7 @@ void upgrade_to_opset21(Graph& g) {
   for (Node& n : g.nodes) {
     if (!n.domain.empty() && n.domain != "ai.onnx") continue;
     if (from < 18 && n.op_type == "Split" && !n.has_input(1) && !n.has_attr("num_outputs")) {
-      Attribute a;
-      a.kind = Attribute::Kind::kInt;
-      a.i = static_cast<int64_t>(n.outputs.size());
-      n.attrs["num_outputs"] = a;
+      n.attrs["num_outputs"] = Attribute::integer(static_cast<int64_t>(n.outputs.size()));
     }
     if (from < 18 && reduce_axes_moved.count(n.op_type) && n.has_attr("axes")) {
       std::vector<int64_t> axes = n.attr_ints("axes");

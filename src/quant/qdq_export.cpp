@@ -14,13 +14,6 @@ namespace {
 
 constexpr const char* kContribDomain = "com.microsoft";
 
-Attribute int_attr(int64_t v) {
-  Attribute a;
-  a.kind = Attribute::Kind::kInt;
-  a.i = v;
-  return a;
-}
-
 class QdqWriter {
  public:
   QdqWriter(const Graph& src, const QuantPlan& plan,
@@ -192,7 +185,7 @@ class QdqWriter {
     dq.domain = domain_for(q.dtype());
     dq.inputs = {qname, sname, zname};
     dq.outputs = {name};
-    if (te.per_channel()) dq.attrs["axis"] = int_attr(te.axis);
+    if (te.per_channel()) dq.attrs["axis"] = Attribute::integer(te.axis);
     new_nodes_.push_back(std::move(dq));
     g.initializers.erase(name);
     auto c = constant_nodes_.find(name);

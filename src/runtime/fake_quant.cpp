@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "ir/op_traits.h"
+
 namespace edgeq {
 
 int FakeQuantParams::bits() const {
@@ -24,16 +26,26 @@ void fake_quant_span(const float* x, float* y, int64_t n, const FakeQuantParams&
 }
 
 void set_fake_quant(Node& n, const char* attr, const FakeQuantParams& p) {
-  Attribute a;
-  a.kind = Attribute::Kind::kFloats;
-  a.floats = {p.scale, p.lo, p.hi};
-  n.attrs[attr] = a;
+  n.attrs[attr] = Attribute::reals({p.scale, p.lo, p.hi});
 }
 
 FakeQuantParams fake_quant_of(const Node& n, const char* attr) {
   std::vector<float> f = n.attr_floats(attr);
   if (f.size() != 3) return {};
   return {f[0], f[1], f[2]};
+}
+
+std::optional<FakeQuantParams> output_grid(const Node& n, const Grids& known) {
+  if (FakeQuantParams own = fake_quant_of(n); own.active()) return own;
+  if (!moves_values(n)) return std::nullopt;
+  std::optional<FakeQuantParams> common;
+  for (size_t k : data_input_indices(n)) {
+    if (!n.has_input(k)) continue;
+    auto on = known.find(n.inputs[k]);
+    if (on == known.end() || (common && *common != on->second)) return std::nullopt;
+    common = on->second;
+  }
+  return common;
 }
 
 }  // namespace edgeq

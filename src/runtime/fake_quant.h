@@ -7,6 +7,8 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +52,13 @@ inline const char* kFakeQuantOutAttr = "edgeq.fq";
 inline const char* kFakeQuantInnerAttr = "edgeq.fq_inner";
 
 void set_fake_quant(Node& n, const char* attr, const FakeQuantParams& p);
+
+// Values known to lie on a fake-quant grid, by name.
+using Grids = std::map<std::string, FakeQuantParams>;
+// The grid the outputs of `n` lie on, given what is known of its inputs: its own output step
+// (a FakeQuant node or a fused kernel's), or for an op that only moves values (ir/op_traits.h) the
+// one grid all its data inputs share; nothing otherwise.
+std::optional<FakeQuantParams> output_grid(const Node& n, const Grids& known);
 // The step stored in `attr`, or an inactive one.
 FakeQuantParams fake_quant_of(const Node& n, const char* attr = kFakeQuantOutAttr);
 

@@ -30,10 +30,7 @@ std::pair<int, int> silu_nodes(const Graph& g, Readers& readers, const std::stri
 }
 
 Attribute silu_attr() {
-  Attribute act;
-  act.kind = Attribute::Kind::kString;
-  act.s = "silu";
-  return act;
+  return Attribute::string("silu");
 }
 
 }  // namespace

@@ -11,34 +11,6 @@
 namespace edgeq {
 namespace {
 
-Attribute floats_attr(std::vector<float> v) {
-  Attribute a;
-  a.kind = Attribute::Kind::kFloats;
-  a.floats = std::move(v);
-  return a;
-}
-
-Attribute ints_attr(std::vector<int64_t> v) {
-  Attribute a;
-  a.kind = Attribute::Kind::kInts;
-  a.ints = std::move(v);
-  return a;
-}
-
-Attribute string_attr(std::string v) {
-  Attribute a;
-  a.kind = Attribute::Kind::kString;
-  a.s = std::move(v);
-  return a;
-}
-
-Attribute int_attr(int64_t v) {
-  Attribute a;
-  a.kind = Attribute::Kind::kInt;
-  a.i = v;
-  return a;
-}
-
 bool is_fake_quant(const Node& n) {
   return n.op_type == "FakeQuant" && n.domain == "edgeq";
 }
@@ -96,29 +68,15 @@ class Lowering {
     return plan_;
   }
 
-  std::map<std::string, FakeQuantParams> grid;  // values known to lie on a fake-quant grid
+  Grids grid;  // values known to lie on a fake-quant grid
 
  private:
   // Grids: FakeQuant outputs, kernels' output steps, and what value-moving ops carry along.
   void find_grids() {
-    for (const Node& n : g_.nodes) {
-      if (is_fake_quant(n) || fake_quant_of(n).active()) {
-        for (const std::string& o : n.outputs) grid[o] = fake_quant_of(n);
-        continue;
-      }
-      if (!moves_values(n)) continue;
-      std::optional<FakeQuantParams> common;
-      bool same = true;
-      for (size_t k : data_input_indices(n)) {
-        if (!n.has_input(k)) continue;
-        auto on = grid.find(n.inputs[k]);
-        same = same && on != grid.end() && (!common || *common == on->second);
-        if (same) common = on->second;
-      }
-      if (same && common)
+    for (const Node& n : g_.nodes)
+      if (auto out = output_grid(n, grid))
         for (const std::string& o : n.outputs)
-          if (!o.empty()) grid[o] = *common;
-    }
+          if (!o.empty()) grid[o] = *out;
   }
 
   bool coded(const std::string& v) const { return coded_.count(v) != 0; }
@@ -161,9 +119,9 @@ class Lowering {
       const FakeQuantParams& p = grid.at(out);
       std::vector<int64_t> codes;
       for (int64_t i = 0; i < y.numel(); ++i) codes.push_back(code_of(y.data<float>()[i], p));
-      lut.attrs[kLutCodesAttr] = ints_attr(std::move(codes));
+      lut.attrs[kLutCodesAttr] = Attribute::integers(std::move(codes));
     } else {
-      lut.attrs[kLutValuesAttr] = floats_attr(y.to_floats());
+      lut.attrs[kLutValuesAttr] = Attribute::reals(y.to_floats());
     }
     return lut;
   }
@@ -253,8 +211,8 @@ class Lowering {
         q.inputs = {n.inputs[0], iw->codes};
         if (!iw->bias.empty()) q.inputs.push_back(iw->bias);
         set_fake_quant(q, kInputGridAttr, grid.at(n.inputs[0]));
-        q.attrs[kWeightScalesAttr] = floats_attr(iw->scales);
-        q.attrs[kCodesOutAttr] = int_attr(outputs_coded ? 1 : 0);
+        q.attrs[kWeightScalesAttr] = Attribute::reals(iw->scales);
+        q.attrs[kCodesOutAttr] = Attribute::integer(outputs_coded ? 1 : 0);
         return emit(std::move(q), true);
       }
     }
@@ -269,13 +227,13 @@ class Lowering {
     if ((op == "Add" || op == "Sub" || op == "Mul" || op == "Div") && n.domain.empty() &&
         data_coded && same_shapes && n.inputs.size() == 2) {
       Node q{n.name, "QBinary", "edgeq", n.inputs, n.outputs, {}};
-      q.attrs[kBinaryOpAttr] = string_attr(op);
+      q.attrs[kBinaryOpAttr] = Attribute::string(op);
       set_fake_quant(q, kInputGridAttr, grid.at(n.inputs[0]));
       set_fake_quant(q, kSecondInputGridAttr, grid.at(n.inputs[1]));
       FakeQuantParams out = fake_quant_of(n);
       if (outputs_coded) out = grid.at(n.outputs[0]);
       if (out.active()) set_fake_quant(q, kFakeQuantOutAttr, out);
-      q.attrs[kCodesOutAttr] = int_attr(outputs_coded ? 1 : 0);
+      q.attrs[kCodesOutAttr] = Attribute::integer(outputs_coded ? 1 : 0);
       return emit(std::move(q), true);
     }
     if (op == "Concat" && n.domain.empty() && data_coded && outputs_coded)
@@ -295,7 +253,7 @@ class Lowering {
       for (float v : padded(grid_values(p))) tables.push_back(code_of(v, out));
     }
     n.attrs.erase(kFakeQuantOutAttr);
-    n.attrs[kRequantAttr] = ints_attr(std::move(tables));
+    n.attrs[kRequantAttr] = Attribute::integers(std::move(tables));
     return n;
   }
 

@@ -119,41 +119,24 @@ int fold_qdq_pairs(Graph& g, const ValueDescs& descs, const std::set<std::string
 }
 
 int drop_redundant_fake_quant(Graph& g, const std::set<std::string>& protect) {
-  std::map<std::string, FakeQuantParams> grid;  // values known to lie on a fake-quant grid
+  Grids grid;
   std::vector<bool> drop(g.nodes.size(), false);
   int dropped = 0;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (is_fake_quant(n)) {
-      const FakeQuantParams p = fake_quant_of(n);
       const std::string &x = n.inputs[0], &y = n.outputs[0];
       auto on = grid.find(x);
-      if (on != grid.end() && on->second == p && !protect.count(y)) {
-        rename_input(g, y, x);
+      if (on != grid.end() && on->second == fake_quant_of(n) && !protect.count(y)) {
+        rename_input(g, y, x);  // x already holds exactly what the step would give
         drop[i] = true;
         ++dropped;
         continue;
       }
-      grid[y] = p;
-      continue;
     }
-    FakeQuantParams own = fake_quant_of(n);
-    if (own.active()) {
-      for (const std::string& o : n.outputs) grid[o] = own;
-      continue;
-    }
-    if (!moves_values(n)) continue;
-    std::optional<FakeQuantParams> common;
-    bool same = true;
-    for (size_t k : data_input_indices(n)) {
-      if (!n.has_input(k)) continue;
-      auto on = grid.find(n.inputs[k]);
-      same = same && on != grid.end() && (!common || *common == on->second);
-      if (same) common = on->second;
-    }
-    if (same && common)
+    if (auto out = output_grid(n, grid))
       for (const std::string& o : n.outputs)
-        if (!o.empty()) grid[o] = *common;
+        if (!o.empty()) grid[o] = *out;
   }
   drop_nodes(g, drop);
   return dropped;

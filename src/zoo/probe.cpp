@@ -83,15 +83,8 @@ Tensor conv2d(const Tensor& x, const Tensor& w, int64_t stride, int64_t groups) 
   node.op_type = "Conv";
   node.inputs = {"x", "w"};
   node.outputs = {"y"};
-  auto ints = [](std::vector<int64_t> v) {
-    Attribute a;
-    a.kind = Attribute::Kind::kInts;
-    a.ints = std::move(v);
-    return a;
-  };
-  Attribute group;
-  group.kind = Attribute::Kind::kInt;
-  group.i = groups;
+  auto ints = [](std::vector<int64_t> v) { return Attribute::integers(std::move(v)); };
+  Attribute group = Attribute::integer(groups);
   node.attrs = {{"group", group},
                 {"kernel_shape", ints({k, k})},
                 {"pads", ints({pad, pad, pad, pad})},

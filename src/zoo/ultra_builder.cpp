@@ -28,28 +28,16 @@ Scope Scope::seq(int i) const {
 }
 
 Attribute UltraBuilder::attr(int64_t v) {
-  Attribute a;
-  a.kind = Attribute::Kind::kInt;
-  a.i = v;
-  return a;
+  return Attribute::integer(v);
 }
 Attribute UltraBuilder::attr(float v) {
-  Attribute a;
-  a.kind = Attribute::Kind::kFloat;
-  a.f = v;
-  return a;
+  return Attribute::real(v);
 }
 Attribute UltraBuilder::attr(const std::string& v) {
-  Attribute a;
-  a.kind = Attribute::Kind::kString;
-  a.s = v;
-  return a;
+  return Attribute::string(v);
 }
 Attribute UltraBuilder::attr(const std::vector<int64_t>& v) {
-  Attribute a;
-  a.kind = Attribute::Kind::kInts;
-  a.ints = v;
-  return a;
+  return Attribute::integers(v);
 }
 
 std::vector<std::string> UltraBuilder::add_node(const Scope& s, const std::string& op,

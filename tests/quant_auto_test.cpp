@@ -1,0 +1,107 @@
+// quantize --auto (analysis/mixed_search.h) on the zoo yolo11n-pose over generated scenes: the
+// budget holds, the search only keeps what lowers the loss, the result does not depend on
+// threads, the chosen set reproduces the model through --mixed, and bad input is one clear line
+// with nothing written.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "cli_util.h"
+#include "core/file_io.h"
+#include "test_util.h"
+
+namespace edgeq {
+namespace {
+
+std::string q(const std::string& s) {
+  return "'" + s + "'";
+}
+
+struct AutoFixture {
+  std::string dir, model, stats, calib, val;
+};
+
+const AutoFixture& fixture() {
+  static const AutoFixture f = [] {
+    AutoFixture f;
+    f.dir = test::temp_dir("quant_auto");
+    f.model = f.dir + "/zoo.onnx";
+    f.calib = f.dir + "/calib";
+    f.val = f.dir + "/val";
+    f.stats = f.dir + "/zoo.stats";
+    EXPECT_EQ(test::run_cli("zoo yolo11n-pose -o " + q(f.model)).exit_code, 0);
+    EXPECT_EQ(test::run_cli("scenes --out " + q(f.calib) + " --n 4 --seed 1").exit_code, 0);
+    EXPECT_EQ(test::run_cli("scenes --out " + q(f.val) + " --n 2 --seed 2").exit_code, 0);
+    auto c = test::run_cli("calibrate --model " + q(f.model) + " --images " + q(f.calib) +
+                           " --out " + q(f.stats));
+    EXPECT_EQ(c.exit_code, 0) << c.err;
+    return f;
+  }();
+  return f;
+}
+
+std::string base(const AutoFixture& f) {
+  return "quantize --model " + q(f.model) + " --stats " + q(f.stats) + " --scheme w8a8";
+}
+
+}  // namespace
+
+TEST(QuantAuto, BudgetHoldsKeptStepsImproveAndThreadsDoNotMatter) {
+  const AutoFixture& f = fixture();
+  std::string runs[2];
+  for (int k = 0; k < 2; ++k) {
+    const std::string t = k == 0 ? "1" : "2";
+    auto r =
+        test::run_cli(base(f) + " --auto 5 --images " + q(f.val) + " --threads " + t +
+                      " --auto-out " + q(f.dir + "/set" + t + ".json") + " --auto-log " +
+                      q(f.dir + "/log" + t + ".json") + " --out " + q(f.dir + "/a" + t + ".onnx"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("ETA"), std::string::npos) << r.err;  // progress
+    runs[k] = read_file(f.dir + "/a" + t + ".onnx");
+  }
+  EXPECT_TRUE(runs[0] == runs[1]);  // the same model bytes for 1 and 2 threads
+  auto log = nlohmann::json::parse(read_file(f.dir + "/log1.json"));
+  const size_t values = log.at("values"), values16 = log.at("values_16bit");
+  EXPECT_LE(values16, values * 5 / 100);
+  double loss = log.at("steps").at(0).at("loss_after");
+  for (const auto& s : log.at("steps")) {
+    if (s.at("phase") == "block") continue;
+    if (s.at("kept").get<bool>()) {
+      EXPECT_LE(s.at("loss_after").get<double>(), loss);
+      loss = s.at("loss_after");
+    }
+  }
+  EXPECT_LE(log.at("result").at("loss").get<double>(), log.at("base").at("loss").get<double>());
+  // The chosen set through --mixed gives the same model.
+  auto m = test::run_cli(base(f) + " --mixed " + q(f.dir + "/set1.json") + " --out " +
+                         q(f.dir + "/m.onnx"));
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  EXPECT_TRUE(read_file(f.dir + "/m.onnx") == runs[0]);
+}
+
+TEST(QuantAuto, BadInputIsOneLineAndWritesNothing) {
+  const AutoFixture& f = fixture();
+  const std::string out = f.dir + "/bad.onnx";
+  std::filesystem::create_directories(f.dir + "/empty");
+  const std::pair<std::string, std::string> cases[] = {
+      {" --auto 150 --images " + q(f.val), "(0, 100]"},
+      {" --auto -1 --images " + q(f.val), "(0, 100]"},
+      {" --auto 10", "needs --images"},
+      {" --auto 10 --images " + q(f.dir + "/empty"), "no images"},
+      {" --auto 10 --images " + q(f.dir + "/missing"), "--images"},
+      {" --auto-log " + q(f.dir + "/l.json"), "need --auto"},
+  };
+  for (const auto& [flags, words] : cases) {
+    auto r = test::run_cli(base(f) + flags + " --out " + q(out));
+    EXPECT_NE(r.exit_code, 0) << flags;
+    EXPECT_NE(r.err.find(words), std::string::npos) << flags << ": " << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out)) << flags;
+  }
+  auto w16 = test::run_cli("quantize --model " + q(f.model) + " --stats " + q(f.stats) +
+                           " --scheme w8a16 --auto 10 --images " + q(f.val) + " --out " + q(out));
+  EXPECT_NE(w16.err.find("--scheme w8a8"), std::string::npos) << w16.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+}  // namespace edgeq
