@@ -45,6 +45,14 @@ TEST(LayoutChoice, OneByOneConvOnAPlainInputStaysPlain) {
   EXPECT_EQ(choose_layout(conv, {x, {DType::kFloat32, w1.shape(), &w1}}, out, nhwc), Layout::kNHWC);
   EXPECT_EQ(choose_layout(conv, {x, {DType::kFloat32, w3.shape(), &w3}}, out, plain),
             Layout::kNHWC);
+  // QConv: oneDNN's plain int8 convolution is its slow reference kernel.
+  Node qconv = conv;
+  qconv.op_type = "QConv";
+  qconv.domain = "edgeq";
+  ValueDesc codes{DType::kUInt8, x.shape, nullptr};
+  Tensor q1(DType::kInt8, w1.shape());
+  EXPECT_EQ(choose_layout(qconv, {codes, {DType::kInt8, q1.shape(), &q1}}, out, plain),
+            Layout::kNHWC);
 }
 
 }  // namespace edgeq
