@@ -11,6 +11,7 @@
 #include "analysis/decode_tail.h"
 #include "core/error.h"
 #include "eval/detection_diff.h"
+#include "eval/task_metrics.h"
 #include "graph_builders.h"
 #include "ir/onnx_io.h"
 #include "quant/calibrator.h"
@@ -19,7 +20,9 @@
 #include "runtime/fake_quant.h"
 #include "runtime/int8_lowering.h"
 #include "test_util.h"
+#include "vision/augment.h"
 #include "vision/image_io.h"
+#include "vision/labels.h"
 #include "vision/letterbox.h"
 #include "vision/postprocess.h"
 #include "vision/synthetic_scenes.h"
@@ -168,26 +171,44 @@ namespace {
 struct RealW8A8 {
   Graph model;
   std::vector<Tensor> images;
+  // The labelled ones among `images`: their position, letterbox and labels.
+  std::vector<size_t> labelled;
+  std::vector<LetterboxInfo> boxes;
+  std::vector<std::vector<Label>> labels;
 };
 
 const RealW8A8& real_w8a8() {
   static const RealW8A8 r = [] {
     RealW8A8 r;
     Graph fp32 = load_onnx(test::real_model_path());
-    // Calibrated on the 8 photos; judged on them, their mirror images and 8 generated scenes.
+    auto add = [&r](const cv::Mat& bgr, const std::string& label_file) {
+      LetterboxInfo lb;
+      r.images.push_back(preprocess_image(bgr, 640, 640, &lb));
+      if (label_file.empty()) return;
+      r.labelled.push_back(r.images.size() - 1);
+      r.boxes.push_back(lb);
+      r.labels.push_back(read_yolo_labels(label_file, bgr.cols, bgr.rows));
+    };
+    // Calibrated on the 8 photos; judged on them, 32 labelled variants of them (edgeq augment:
+    // flips, scales, crops, mosaics) and 8 generated scenes.
     Calibrator cal(fp32, "test", "letterbox");
+    std::vector<LabelledImage> photos;
     for (const auto& p : list_images(test::coco8_pose_dir() + "/images")) {
-      cv::Mat bgr = read_image(p), flipped;
-      cv::flip(bgr, flipped, 1);
-      r.images.push_back(preprocess_image(bgr, 640, 640, nullptr));
+      cv::Mat bgr = read_image(p);
+      add(bgr, label_path_for_image(p));
       cal.add({{"images", r.images.back()}});
-      r.images.push_back(preprocess_image(flipped, 640, 640, nullptr));
+      photos.push_back({bgr, read_yolo_labels(label_path_for_image(p), bgr.cols, bgr.rows)});
     }
-    for (const std::string& p : write_synthetic_scenes(test::temp_dir("int8_scenes"), 8, 3))
-      r.images.push_back(preprocess_image(read_image(p), 640, 640, nullptr));
+    const std::string dir = test::temp_dir("int8_split");
+    AugmentOptions aug;
+    aug.n = 32;
+    aug.seed = 5;
+    for (const std::string& p : write_augmented_split(photos, dir, aug))
+      add(read_image(p), label_path_for_image(p));
+    for (const std::string& p : write_synthetic_scenes(dir + "/scenes", 8, 3))
+      add(read_image(p), "");
     Stats stats = cal.take();
-    QuantConfig c = config_for_scheme("w8a8");
-    c.range = "mse";
+    QuantConfig c = config_for_scheme("w8a8");  // the defaults: minmax ranges, ort placement
     QuantPlan plan = plan_for_stats(fp32, stats, c);
     mark_decode_tail(fp32, plan, true, c);  // the W8A8 default: --a16 decode
     r.model = quantize_model(fp32, plan, stats, c).graph;
@@ -233,6 +254,30 @@ TEST(Int8ExecRealModel, DetectionsMatchSimulationAndOnnxRuntime) {
                    detections(sim.run({{"images", r.images[k]}}).at("output0")));
   }
   DetectionDiff d = vs_ort.result(), s = sim_vs_ort.result();
+  // Pose mAP of both on the labelled photos (detections at conf 0.001, as Ultralytics val).
+  TaskMetricsAccumulator map_int8(true), map_sim(true), map_ort(true);
+  PostprocessOptions val;
+  val.conf = 0.001f;
+  const YoloLayout layout = yolo_layout_for(r.model, int8_out[0].shape());
+  for (size_t k = 0; k < r.labelled.size(); ++k) {
+    const size_t i = r.labelled[k];
+    map_int8.add(r.labels[k], postprocess(int8_out[i], r.boxes[k], val, layout));
+    map_sim.add(r.labels[k], postprocess(sim.run({{"images", r.images[i]}}).at("output0"),
+                                         r.boxes[k], val, layout));
+    map_ort.add(r.labels[k], postprocess(ort[i].at("output0"), r.boxes[k], val, layout));
+  }
+  const TaskMetrics mi = map_int8.result(), ms = map_sim.result(), mo = map_ort.result();
+  std::printf(
+      "pose mAP50-95 on the 40 labelled images: int8 %.4f, simulation %.4f, ONNX Runtime "
+      "int8 %.4f; box mAP50-95 %.4f / %.4f / %.4f\n",
+      mi.pose.map50_95, ms.pose.map50_95, mo.pose.map50_95, mi.box.map50_95, ms.box.map50_95,
+      mo.box.map50_95);
+  // On 40 images a few keypoints across an OKS threshold move pose mAP by a point: the bit-exact
+  // simulation and ORT already differ by 0.3 point. Measured: int8 0.3528, simulation 0.3452,
+  // ORT 0.3421 (the 0.5 point against ORT is not shown at this size).
+  EXPECT_LE(std::fabs(mi.pose.map50_95 - ms.pose.map50_95), 0.015);
+  EXPECT_LE(std::fabs(mi.pose.map50_95 - mo.pose.map50_95), 0.015);
+  EXPECT_LE(std::fabs(mi.box.map50_95 - mo.box.map50_95), 0.01);
   std::printf("(simulation vs ONNX Runtime: %lld of %lld matched, box %.2f px mean)\n",
               (long long)s.matched, (long long)s.ref_count, s.box_px.mean);
   std::printf(
@@ -245,7 +290,7 @@ TEST(Int8ExecRealModel, DetectionsMatchSimulationAndOnnxRuntime) {
   // few detections (8-bit flips cascade, DESIGN.md lesson 7). The integer run must agree with ORT
   // about as well as the simulation does.
   EXPECT_GE(d.match_rate, s.match_rate - 0.03);
-  EXPECT_GE(d.match_rate, 0.9);
+  EXPECT_GE(d.match_rate, 0.97);
 }
 
 }  // namespace
