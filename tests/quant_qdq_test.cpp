@@ -262,7 +262,10 @@ TEST(QuantQdq, RunsInExecutorAndOnnxRuntime) {
         EXPECT_LE(test::max_abs_diff(ours, ref), 4.0 * eo.scale + 0.005 * (eo.max - eo.min))
             << scheme;
       }
-      if (!test::ort_unavailable_reason().empty()) continue;
+      if (const std::string why = test::ort_unavailable_reason(); !why.empty()) {
+        std::printf("ORT comparison of %s skipped: %s\n", scheme, why.c_str());
+        continue;
+      }
       std::vector<std::map<std::string, Tensor>> feeds;
       for (const Tensor& x : xs) feeds.push_back({{"images", x}});
       auto ort = test::run_ort_many(path, feeds);

@@ -128,6 +128,67 @@ Tensor unary(const std::string& op, const Tensor& x) {
   });
 }
 
+// Clip, HardSigmoid, HardSwish, LeakyRelu, from their definitions in the ONNX operator docs.
+Tensor param_unary(const Node& n, const std::vector<Tensor>& in, int64_t opset) {
+  const std::string& op = n.op_type;
+  const double inf = std::numeric_limits<double>::infinity();
+  auto input_or = [&](size_t i, double d) {
+    return i < in.size() && in[i].dtype() != DType::kUndefined && in[i].numel() > 0
+               ? value_at(in[i], 0)
+               : d;
+  };
+  const double lo = opset < 11 ? n.attr_float("min", -INFINITY) : input_or(1, -inf);
+  const double hi = opset < 11 ? n.attr_float("max", INFINITY) : input_or(2, inf);
+  const double alpha = n.attr_float("alpha", op == "HardSigmoid" ? 0.2f : 0.01f);
+  const double beta = n.attr_float("beta", 0.5f);
+  const Tensor& x = in[0];
+  return generate(x.dtype(), x.shape(), [&](const Index& i) {
+    const double v = value_at(x, ravel(i, x.shape()));
+    if (op == "Clip") return std::min(std::max(v, lo), hi);
+    if (op == "HardSigmoid") return std::max(0.0, std::min(1.0, alpha * v + beta));
+    if (op == "HardSwish") return v * std::max(0.0, std::min(1.0, v / 6 + 0.5));
+    if (op == "LeakyRelu") return v >= 0 ? v : alpha * v;
+    throw std::runtime_error("ref: unknown op " + op);
+  });
+}
+
+// ReduceMean / ReduceMax / ReduceSum by summing every input element into its output position.
+Tensor reduce(const Node& n, const std::vector<Tensor>& in, int64_t opset) {
+  const Tensor& x = in[0];
+  const int64_t rank = x.rank();
+  std::vector<int64_t> axes = n.attr_ints("axes");
+  const bool axes_input = opset >= 18 || (n.op_type == "ReduceSum" && opset >= 13);
+  if (axes_input)
+    axes = in.size() > 1 && in[1].numel() > 0 ? in[1].to_ints() : std::vector<int64_t>{};
+  std::vector<bool> red(rank, axes.empty() && !n.attr_int("noop_with_empty_axes", 0));
+  for (int64_t a : axes) red[a < 0 ? a + rank : a] = true;
+  const bool keep = n.attr_int("keepdims", 1) != 0;
+  Shape out;
+  for (int64_t a = 0; a < rank; ++a)
+    if (!red[a])
+      out.push_back(x.dim(a));
+    else if (keep)
+      out.push_back(1);
+  Shape kept;  // output shape with keepdims, to index by
+  for (int64_t a = 0; a < rank; ++a) kept.push_back(red[a] ? 1 : x.dim(a));
+  const int64_t n_out = shape_numel(kept);
+  std::vector<double> acc(n_out, n.op_type == "ReduceMax" ? -1e300 : 0.0);
+  std::vector<int64_t> count(n_out, 0);
+  for (int64_t flat = 0; flat < x.numel(); ++flat) {
+    Index i = unravel(flat, x.shape());
+    for (int64_t a = 0; a < rank; ++a)
+      if (red[a]) i[a] = 0;
+    const int64_t o = ravel(i, kept);
+    const double v = value_at(x, flat);
+    acc[o] = n.op_type == "ReduceMax" ? std::max(acc[o], v) : acc[o] + v;
+    ++count[o];
+  }
+  Tensor y(x.dtype(), out);
+  for (int64_t o = 0; o < n_out; ++o)
+    y.data<float>()[o] = static_cast<float>(n.op_type == "ReduceMean" ? acc[o] / count[o] : acc[o]);
+  return y;
+}
+
 Tensor binary(const std::string& op, const Tensor& a, const Tensor& b) {
   const bool integer = a.dtype() == DType::kInt64 || a.dtype() == DType::kInt32;
   return generate(a.dtype(), broadcast(a.shape(), b.shape()), [&](const Index& i) {
@@ -758,6 +819,9 @@ std::vector<Tensor> run(const Node& n, const std::vector<Tensor>& in, int64_t op
     return {unary(op, in[0])};
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow")
     return {binary(op, in[0], in[1])};
+  if (op == "Clip" || op == "HardSigmoid" || op == "HardSwish" || op == "LeakyRelu")
+    return {param_unary(n, in, opset)};
+  if (op == "ReduceMean" || op == "ReduceMax" || op == "ReduceSum") return {reduce(n, in, opset)};
   if (op == "Concat") return {concat(n, in)};
   if (op == "Split") return split(n, in, opset);
   if (op == "Slice") return {slice(n, in, opset)};

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
+#include <vector>
 
 #include "core/error.h"
 #include "core/file_io.h"
@@ -46,12 +48,40 @@ std::string ort_unavailable_reason() {
   return "";
 }
 
+namespace {
+
+// Every folder temp_dir made, removed when the test process ends (CTest runs each test in its
+// own process), so /tmp is left as it was.
+class TempDirs {
+ public:
+  ~TempDirs() {
+    std::error_code ec;
+    for (const fs::path& p : dirs_) fs::remove_all(p, ec);
+  }
+  void add(const fs::path& p) {
+    std::lock_guard<std::mutex> lock(m_);
+    dirs_.push_back(p);
+  }
+
+ private:
+  std::mutex m_;
+  std::vector<fs::path> dirs_;
+};
+
+TempDirs& temp_dirs() {
+  static TempDirs dirs;
+  return dirs;
+}
+
+}  // namespace
+
 std::string temp_dir(const std::string& tag) {
   static std::atomic<int> counter{0};
   fs::path p = fs::temp_directory_path() / ("edgeq_test_" + tag + "_" + std::to_string(::getpid()) +
                                             "_" + std::to_string(counter++));
   fs::remove_all(p);
   fs::create_directories(p);
+  temp_dirs().add(p);
   return p.string();
 }
 

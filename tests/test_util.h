@@ -21,7 +21,8 @@ std::map<std::string, Tensor> run_ort(const std::string& model,
 // Same, one ORT session for several input sets.
 std::vector<std::map<std::string, Tensor>> run_ort_many(
     const std::string& model, const std::vector<std::map<std::string, Tensor>>& runs);
-// A fresh temporary directory for one test.
+// A fresh temporary directory for one test, removed with everything in it when the test process
+// ends.
 std::string temp_dir(const std::string& tag);
 // Max |a-b| over all elements (shapes must match).
 double max_abs_diff(const Tensor& a, const Tensor& b);

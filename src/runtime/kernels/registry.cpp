@@ -11,6 +11,8 @@ void register_builtin_kernels() {
   register_resize_kernels();
   register_matmul_kernels();
   register_softmax_kernels();
+  register_param_unary_kernels();
+  register_reduce_kernels();
   register_quant_kernels();
   register_code_kernels();
   register_qconv_kernels();

@@ -13,8 +13,10 @@ void register_pool_kernels();    // MaxPool, AveragePool, GlobalAveragePool, Glo
 void register_resize_kernels();
 void register_matmul_kernels();  // MatMul, Gemm
 void register_softmax_kernels();
-void register_quant_kernels();  // QuantizeLinear, DequantizeLinear
-void register_code_kernels();   // --exec int8: Quantize, Dequantize, QLut
-void register_qconv_kernels();  // --exec int8: QConv
+void register_quant_kernels();        // QuantizeLinear, DequantizeLinear
+void register_param_unary_kernels();  // Clip, HardSigmoid, HardSwish, LeakyRelu
+void register_reduce_kernels();       // ReduceMean, ReduceMax, ReduceSum
+void register_code_kernels();         // --exec int8: Quantize, Dequantize, QLut
+void register_qconv_kernels();        // --exec int8: QConv
 
 }  // namespace edgeq
