@@ -14,6 +14,7 @@ enum : unsigned {
   kOrt = 1 << 4,          // ORT's QDQ quantizer wraps it
   kOrtShares = 1 << 5,    // ... and its output shares its input's encoding there
   kNhwc = 1 << 6,         // runs NHWC
+  kScales = 1 << 7,       // commutes with a positive per-channel scale
 };
 
 struct Row {
@@ -50,13 +51,13 @@ const Row kOnnxRows[] = {
     {"Gemm", D::kWeighted, kOrt},
     {"GlobalAveragePool", D::kFirst, kOrt},
     {"GlobalMaxPool", D::kFirst, kMoves},
-    {"Identity", D::kFirst, kView},
+    {"Identity", D::kFirst, kView | kScales},
     {"InstanceNormalization", D::kFirst, kOrt},
     {"LayerNormalization", D::kFirst, kOrt},
-    {"LeakyRelu", D::kFirst, kOrt},
+    {"LeakyRelu", D::kFirst, kOrt | kScales},
     {"LogSoftmax", D::kFirst, 0},
     {"MatMul", D::kAll, kOrt},
-    {"MaxPool", D::kFirst, kMoves | kOrt | kOrtShares | kNhwc},
+    {"MaxPool", D::kFirst, kMoves | kOrt | kOrtShares | kNhwc | kScales},
     {"Mul", D::kAll, kElementwise | kOrt},
     {"Neg", D::kAll, kElementwise},
     {"NonZero", D::kNone, 0},
@@ -67,7 +68,7 @@ const Row kOnnxRows[] = {
     {"ReduceMax", D::kFirst, 0},
     {"ReduceMean", D::kFirst, 0},
     {"ReduceSum", D::kFirst, 0},
-    {"Relu", D::kFirst, kElementwise | kOrt},
+    {"Relu", D::kFirst, kElementwise | kOrt | kScales},
     {"Reshape", D::kFirst, kView | kOrt | kOrtShares},
     {"Resize", D::kFirst, kMoves | kOrt | kOrtShares | kNhwc},  // moves values when nearest
     {"Shape", D::kNone, 0},
@@ -113,6 +114,7 @@ OpTraits to_traits(const Row& r) {
   t.ort_quantizes = r.flags & kOrt;
   t.ort_shares_encoding = r.flags & kOrtShares;
   t.nhwc = t.elementwise || (r.flags & kNhwc);
+  t.commutes_with_channel_scale = r.flags & kScales;
   return t;
 }
 

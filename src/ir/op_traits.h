@@ -39,6 +39,10 @@ struct OpTraits {
   bool ort_shares_encoding = false;
   // The executor can run it with 4-D activations stored NHWC.
   bool nhwc = false;
+  // Positively homogeneous per channel: op(s * x) = s * op(x) for any positive scale s per
+  // channel, channels kept in place (Relu, LeakyRelu, MaxPool, Identity; not SiLU or Sigmoid).
+  // Cross-layer equalization (quant/cle.h) may rescale channels across it.
+  bool commutes_with_channel_scale = false;
 };
 
 // The row for an op (domain "" is ONNX's default domain); defaults for unknown ops.
