@@ -9,6 +9,7 @@
 #include "analysis/decode_tail.h"
 #include "analysis/mixed_set.h"
 #include "cli/commands.h"
+#include "cli/repair_options.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/sha256.h"
@@ -24,6 +25,7 @@ struct QuantizeArgs {
   std::string placement = "ort", qdq16 = "auto", out, encodings, encodings_format = "1.0.0";
   double percentile = 99.99;
   bool per_tensor_weights = false, symmetric_activations = false;
+  RepairOptions repair;
 };
 
 std::vector<std::string> split_names(const std::string& s) {
@@ -36,10 +38,12 @@ std::vector<std::string> split_names(const std::string& s) {
 }
 
 void run_quantize(const QuantizeArgs& a) {
+  check_repair_options(a.repair);
   const std::string bytes = read_file(a.model);
   Graph g = parse_onnx(bytes, a.model);
   Stats stats = load_stats(a.stats);
-  check_stats_for_model(stats, sha256_hex(bytes), a.stats, a.model);
+  const std::string sha = sha256_hex(bytes);
+  check_stats_for_model(stats, sha, a.stats, a.model);
 
   QuantConfig c = config_for_scheme(a.scheme);
   std::ostringstream pct;
@@ -71,7 +75,8 @@ void run_quantize(const QuantizeArgs& a) {
   if (!a.mixed.empty())
     for (const std::string& n : load_mixed_set(a.mixed)) c.a16.insert(n);
 
-  QdqModel q = quantize_model(g, plan, stats, c);
+  const auto repaired = repair_model(a.repair, g, plan, c, stats, sha);
+  QdqModel q = quantize_model(g, plan, stats, c, repaired);
 
   // Pixel-space values at 8 bit: a step of several pixels, and a Concat that also carries the
   // scores (output0) rounds them to 0.
@@ -144,6 +149,7 @@ void register_quantize(CLI::App& app) {
   cmd->add_option("--encodings-format", a->encodings_format, "1.0.0 | 0.6.1")
       ->check(CLI::IsMember({"1.0.0", "0.6.1"}))
       ->capture_default_str();
+  add_repair_options(cmd, a->repair);
   cmd->callback([a] { run_quantize(*a); });
 }
 
