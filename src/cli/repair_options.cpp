@@ -72,9 +72,9 @@ void add_repair_options(CLI::App* cmd, RepairOptions& o) {
   cmd->add_flag("--cle", o.cle,
                 "cross-layer equalization of Conv -> depthwise Conv pairs with nothing but "
                 "positively homogeneous ops between (needs --images)");
-  cmd->add_flag("--gptq", o.gptq,
+  cmd->add_flag("--gptq,!--no-gptq", o.gptq,
                 "GPTQ rounding of Conv weights on their grid, errors compensated on the "
-                "calibration inputs (needs --images)");
+                "calibration inputs (needs --images; with --images the w8a16 default)");
   cmd->add_flag("--bias-correction", o.bias_correction,
                 "subtract the mean output shift weight rounding causes from Conv biases (needs "
                 "--images)");
@@ -93,45 +93,48 @@ void add_repair_options(CLI::App* cmd, RepairOptions& o) {
 }
 
 void check_repair_options(const RepairOptions& o) {
-  EDGEQ_CHECK(!o.any() || !o.images.empty(),
-              o.cle    ? "--cle"
-              : o.gptq ? "--gptq"
-                       : "--bias-correction",
+  EDGEQ_CHECK(!o.asked() || !o.images.empty(),
+              o.cle        ? "--cle"
+              : o.gptq > 0 ? "--gptq"
+                           : "--bias-correction",
               " needs --images (the calibration images its statistics come from)");
-  EDGEQ_CHECK(o.any() || o.images.empty(),
-              "--images is only read by weight repair: add --bias-correction, --gptq or --cle");
 }
 
 std::map<std::string, TensorEncoding> repair_model(const RepairOptions& o, Graph& g,
                                                    const QuantPlan& plan, const QuantConfig& c,
                                                    Stats& stats, const std::string& model_sha256) {
-  if (!o.any()) return {};
+  if (o.images.empty()) return {};
+  WeightRepairOptions opt;
+  opt.gptq = o.gptq > 0 || (o.gptq == 0 && gptq_by_default(c));
+  opt.bias_correction = o.bias_correction;
+  opt.threads = o.threads;
+  if (!o.cle && !opt.any()) {
+    std::cerr << "note: --images: no weight repair to run (GPTQ is the w8a16 default; "
+                 "--gptq, --bias-correction and --cle ask for one)\n";
+    return {};
+  }
   cv::setNumThreads(0);
   const RepairImages im = repair_images(o, g, stats);
   if (o.cle) equalize(o, g, im, stats, model_sha256);
-
-  WeightRepairOptions opt;
-  opt.gptq = o.gptq;
-  opt.bias_correction = o.bias_correction;
-  opt.threads = o.threads;
   const std::vector<ConvInputRequest> requests = weight_repair_requests(g, plan, opt);
   if (requests.empty()) return {};
   const auto rounds = conv_input_rounds(g, requests, o.memory_mib << 20);
   Progress progress("weight repair", rounds.size() * im.sample.size());
   bool skipped = false;
+  WeightRepairSummary s;
+  std::map<std::string, TensorEncoding> fixed;
   ConvInputPass pass = collect_conv_inputs(
       g, im.input, rounds, im.sample.size(), im.load, o.threads, [&] { progress.step(); },
       [&](const std::string& why) {
         if (!skipped) progress.finish();
         skipped = true;
         std::cerr << "skipping unreadable image: " << why << "\n";
-      });
+      },
+      [&](ConvInputRound&& moments) { fixed.merge(repair_weights(g, plan, c, opt, moments, &s)); });
   progress.finish();
-  WeightRepairSummary s;
-  std::map<std::string, TensorEncoding> fixed = repair_weights(g, plan, c, opt, pass.moments, &s);
   std::printf("weight repair on %zu image%s (%d pass%s):", pass.used, pass.used == 1 ? "" : "s",
               pass.rounds, pass.rounds == 1 ? "" : "es");
-  if (o.gptq)
+  if (opt.gptq)
     std::printf(" GPTQ %d convs, %lld of %lld weight channels exact (kept), %lld codes changed;",
                 s.convs, static_cast<long long>(s.rows_exact), static_cast<long long>(s.rows),
                 static_cast<long long>(s.codes_changed));

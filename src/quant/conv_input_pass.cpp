@@ -47,7 +47,8 @@ ConvInputPass collect_conv_inputs(const Graph& g, const std::string& input,
                                   const std::vector<std::vector<ConvInputRequest>>& rounds,
                                   size_t count, const ImageLoader& load, int threads,
                                   const std::function<void()>& on_image,
-                                  const std::function<void(const std::string&)>& on_skip) {
+                                  const std::function<void(const std::string&)>& on_skip,
+                                  const std::function<void(ConvInputRound&&)>& on_round) {
   ExecutorOptions eo;
   eo.threads = threads;
   Executor ex(g, eo);
@@ -89,8 +90,14 @@ ConvInputPass collect_conv_inputs(const Graph& g, const std::string& input,
     }
     EDGEQ_CHECK(used > 0, "no readable image among the ", count, " selected; nothing written");
     pass.used = used;
-    for (auto& [name, a] : acc) pass.moments[name] = a->take();
+    ConvInputRound moments;
+    for (auto& [name, a] : acc) moments[name] = a->take();
+    acc.clear();
     ++pass.rounds;
+    if (on_round)
+      on_round(std::move(moments));
+    else
+      pass.moments.merge(moments);
   }
   return pass;
 }

@@ -24,9 +24,12 @@ struct ConvInputRequest {
   bool gram = false;  // also the second moment
 };
 
+// One round's moments, by conv node name.
+using ConvInputRound = std::map<std::string, ConvInputMoments>;
+
 struct ConvInputPass {
-  std::map<std::string, ConvInputMoments> moments;  // by conv node name
-  size_t used = 0, unreadable = 0;                  // images (per round)
+  ConvInputRound moments;           // every round's, unless on_round took them
+  size_t used = 0, unreadable = 0;  // images (per round)
   int rounds = 0;
 };
 
@@ -36,11 +39,14 @@ std::vector<std::vector<ConvInputRequest>> conv_input_rounds(
 
 // Every round of `rounds` is one pass over images 0 .. count-1 of `load`, fed to `input`. An
 // edgeq::Error from `load` skips the image (on_skip, first round only); on_image is called once per
-// image and round. Throws if no image was readable or a request names no Conv of `g`.
+// image and round. on_round, when given, takes each round's moments as the round ends (so that
+// only one round's are ever held); otherwise they are returned. Throws if no image was readable or
+// a request names no Conv of `g`.
 ConvInputPass collect_conv_inputs(const Graph& g, const std::string& input,
                                   const std::vector<std::vector<ConvInputRequest>>& rounds,
                                   size_t count, const ImageLoader& load, int threads,
                                   const std::function<void()>& on_image = nullptr,
-                                  const std::function<void(const std::string&)>& on_skip = nullptr);
+                                  const std::function<void(const std::string&)>& on_skip = nullptr,
+                                  const std::function<void(ConvInputRound&&)>& on_round = nullptr);
 
 }  // namespace edgeq

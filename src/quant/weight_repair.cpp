@@ -4,12 +4,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "core/error.h"
 #include "quant/bias_correction.h"
 #include "quant/qdq_export.h"
 
 namespace edgeq {
+
+bool gptq_by_default(const QuantConfig& config) {
+  return config.weight_bits == 8 && config.activation_bits >= 16;
+}
 
 std::vector<ConvInputRequest> weight_repair_requests(const Graph& g, const QuantPlan& plan,
                                                      const WeightRepairOptions& opt) {
@@ -40,17 +45,19 @@ std::map<std::string, TensorEncoding> repair_weights(
   WeightRepairSummary s;
   std::map<std::string, TensorEncoding> fixed;
   const int threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();
-  for (const ConvInputRequest& r : weight_repair_requests(g, plan, opt)) {
-    auto m = moments.find(r.conv);
-    EDGEQ_CHECK(m != moments.end(), "weight repair: no input moments for conv '", r.conv, "'");
+  std::set<std::string> repairable;
+  for (const ConvInputRequest& r : weight_repair_requests(g, plan, opt)) repairable.insert(r.conv);
+  for (const auto& [name, m] : moments) {
+    EDGEQ_CHECK(repairable.count(name), "weight repair: '", name,
+                "' is not a quantized Conv with its own float weight");
     Node* conv = nullptr;
     for (Node& n : g.nodes)
-      if (n.name == r.conv) conv = &n;
+      if (n.name == name) conv = &n;
     Tensor& w = g.initializers.at(conv->inputs[1]);
     const TensorEncoding enc = node_weight_encoding(*conv, w, config);
     Tensor rounded;
     if (opt.gptq) {
-      GptqResult q = gptq_round(w, enc, m->second, opt.gptq_options, threads);
+      GptqResult q = gptq_round(w, enc, m, opt.gptq_options, threads);
       const Tensor nearest = dequantize_tensor(quantize_tensor(w, enc), enc);
       for (int64_t i = 0; i < w.numel(); ++i)
         s.codes_changed += q.weight.data<float>()[i] != nearest.data<float>()[i];
@@ -67,7 +74,7 @@ std::map<std::string, TensorEncoding> repair_weights(
       }
       auto b = g.initializers.find(conv->inputs[2]);
       const Tensor* bias = b != g.initializers.end() ? &b->second : nullptr;
-      Tensor corrected = corrected_bias(w, rounded, bias, m->second);
+      Tensor corrected = corrected_bias(w, rounded, bias, m);
       for (int64_t o = 0; o < corrected.numel(); ++o)
         s.max_bias_shift =
             std::max(s.max_bias_shift, std::fabs(static_cast<double>(corrected.data<float>()[o]) -
@@ -80,7 +87,13 @@ std::map<std::string, TensorEncoding> repair_weights(
     }
     ++s.convs;
   }
-  if (summary) *summary = s;
+  if (summary) {
+    summary->convs += s.convs;
+    summary->rows += s.rows;
+    summary->rows_exact += s.rows_exact;
+    summary->codes_changed += s.codes_changed;
+    summary->max_bias_shift = std::max(summary->max_bias_shift, s.max_bias_shift);
+  }
   return fixed;
 }
 
