@@ -1,6 +1,6 @@
 // edgeq quantize: FP32 model + calibration stats -> QDQ ONNX (and optionally encodings JSON).
-// Every flag maps onto QuantConfig (quant/quant_config.h); nothing is written unless every step
-// succeeded.
+// Every flag maps onto QuantConfig (quant/quant_config.h), weight repair flags onto RepairOptions
+// (cli/repair_options.h); nothing is written unless every step succeeded.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>

@@ -15,22 +15,24 @@
 namespace edgeq::cli {
 
 struct RepairOptions {
-  bool cle = false, gptq = false, bias_correction = false;
+  int gptq = 0;  // --gptq +1, --no-gptq -1; 0: the scheme's default (gptq_by_default)
+  bool cle = false, bias_correction = false;
   std::string images;
   size_t n = 128;
   uint64_t seed = 0;
   int threads = 0;
   size_t memory_mib = 1024;  // input moments held at once (GPTQ's Hessians)
 
-  bool any() const { return cle || gptq || bias_correction; }
+  bool asked() const { return cle || gptq > 0 || bias_correction; }
 };
 
 void add_repair_options(CLI::App* cmd, RepairOptions& o);
 
-// One-line refusals before any work: a repair flag without --images, --images without one.
+// One-line refusal before any work: a repair flag without --images.
 void check_repair_options(const RepairOptions& o);
 
-// Runs what the options ask on the float graph `g`: cross-layer equalization first (the values it
+// Runs what the options ask (and, with --images, what the scheme runs by default) on the float
+// graph `g`: cross-layer equalization first (the values it
 // rescales get fresh statistics in `stats`, from the images), then one calibration pass for GPTQ
 // and bias correction. Progress on stderr, a summary on stdout. Returns the encodings of the
 // weights GPTQ rounded, for quantize_model.
