@@ -54,8 +54,8 @@ void equalize(const RepairOptions& o, Graph& g, const RepairImages& im, Stats& s
   for (const EqualizedPair& p : pairs)
     std::printf("  equalized %s -> %s: channel range spread %.3g -> %.3g\n", p.first.c_str(),
                 p.second.c_str(), p.spread_before, p.spread_after);
-  CalibrationRunOptions opt;
-  opt.calibrator.executor.threads = o.threads;
+  CalibrationRunOptions opt;  // one single-threaded worker: statistics independent of --threads
+  opt.calibrator.executor.threads = 1;
   Progress progress("equalized value statistics", im.sample.size());
   CalibrationRun run = calibrate_images(g, model_sha256, stats.preprocessing, im.input,
                                         im.sample.size(), im.load, opt, [&] { progress.step(); });

@@ -7,9 +7,8 @@
 namespace edgeq {
 namespace {
 
-// Gram tiles: kTileRows rows x kTileCols columns of x x^T, summed over one chunk of columns in
-// registers / L1.
-constexpr int64_t kTileRows = 4, kTileCols = 32;
+constexpr int64_t kTileRows = ConvInputAccumulator::kTileRows;
+constexpr int64_t kTileCols = ConvInputAccumulator::kTileCols;
 
 int64_t round_up(int64_t n, int64_t m) {
   return (n + m - 1) / m * m;
@@ -32,10 +31,6 @@ void gram_tile(const float* cols, int64_t ld, int64_t n, int64_t i0, int64_t j0,
     }
   }
 }
-
-struct GramTile {
-  int64_t group, i0, j0;
-};
 
 }  // namespace
 
@@ -65,6 +60,11 @@ ConvInputAccumulator::ConvInputAccumulator(const ConvGeometry& geom, bool with_g
   if (with_gram) m_.gram.assign(static_cast<size_t>(m_.groups * m_.k * m_.k), 0.0);
   ld_ = round_up(m_.k, kTileCols);
   columns_.assign(static_cast<size_t>(m_.groups * kChunk * ld_), 0.0f);
+  if (with_gram)
+    for (int64_t g = 0; g < m_.groups; ++g)
+      for (int64_t i0 = 0; i0 < m_.k; i0 += kTileRows)
+        for (int64_t j0 = i0 / kTileCols * kTileCols; j0 < m_.k; j0 += kTileCols)
+          tiles_.push_back({g, i0, j0});
 }
 
 void ConvInputAccumulator::add(const Tensor& x, int threads) {
@@ -85,13 +85,7 @@ void ConvInputAccumulator::add_image(const float* x, int threads) {
   const int64_t positions = out_h_ * out_w_;
   const int64_t blocks = (k + kTileCols - 1) / kTileCols;
 
-  std::vector<GramTile> tiles;
-  if (m_.has_gram())
-    for (int64_t g = 0; g < groups; ++g)
-      for (int64_t i0 = 0; i0 < k; i0 += kTileRows)
-        for (int64_t j0 = i0 / kTileCols * kTileCols; j0 < k; j0 += kTileCols)
-          tiles.push_back({g, i0, j0});
-  const auto n_tiles = static_cast<int64_t>(tiles.size());
+  const auto n_tiles = static_cast<int64_t>(tiles_.size());
 
   for (int64_t p0 = 0; p0 < positions; p0 += kChunk) {
     const int64_t n = std::min(kChunk, positions - p0);
@@ -131,7 +125,7 @@ void ConvInputAccumulator::add_image(const float* x, int threads) {
     // Second moment, upper triangle (j >= i) by tiles.
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (int64_t t = 0; t < n_tiles; ++t) {
-      const GramTile& tile = tiles[static_cast<size_t>(t)];
+      const GramTile& tile = tiles_[static_cast<size_t>(t)];
       float acc[kTileRows][kTileCols];
       gram_tile(columns_.data() + tile.group * kChunk * ld_, ld_, n, tile.i0, tile.j0, acc);
       double* gram = m_.gram.data() + tile.group * k * k;
@@ -143,13 +137,17 @@ void ConvInputAccumulator::add_image(const float* x, int threads) {
     }
   }
   m_.columns += static_cast<uint64_t>(positions);
-  if (!m_.has_gram()) return;
-  // Mirror the upper triangle so that readers see a full symmetric matrix.
-  for (int64_t g = 0; g < groups; ++g) {
+}
+
+ConvInputMoments ConvInputAccumulator::take() {
+  // Only the upper triangle was summed: mirror it, so that readers see a symmetric matrix.
+  const int64_t k = m_.k;
+  for (int64_t g = 0; g < m_.groups && m_.has_gram(); ++g) {
     double* gram = m_.gram.data() + g * k * k;
     for (int64_t i = 0; i < k; ++i)
       for (int64_t j = i + 1; j < k; ++j) gram[j * k + i] = gram[i * k + j];
   }
+  return std::move(m_);
 }
 
 }  // namespace edgeq

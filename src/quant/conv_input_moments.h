@@ -42,18 +42,24 @@ class ConvInputAccumulator {
  public:
   ConvInputAccumulator(const ConvGeometry& geom, bool with_gram);
   void add(const Tensor& x, int threads);
-  const ConvInputMoments& moments() const { return m_; }
-  ConvInputMoments take() { return std::move(m_); }
+  // The sums; the accumulator takes nothing more afterwards.
+  ConvInputMoments take();
 
   static constexpr int64_t kChunk = 256;  // output positions per partial sum
+  // Gram tiles: kTileRows x kTileCols entries of x x^T, summed over one chunk in registers / L1.
+  static constexpr int64_t kTileRows = 4, kTileCols = 32;
 
  private:
+  struct GramTile {
+    int64_t group, i0, j0;
+  };
   void add_image(const float* x, int threads);
   ConvGeometry geom_;
   int64_t c_in_ = 0, h_ = 0, w_ = 0, out_h_ = 0, out_w_ = 0;
   int64_t ld_ = 0;  // row length of the column buffer: k rounded up to whole gram tiles
   ConvInputMoments m_;
-  std::vector<float> columns_;  // [groups][kChunk][ld_]: one chunk of columns, position-major
+  std::vector<float> columns_;   // [groups][kChunk][ld_]: one chunk of columns, position-major
+  std::vector<GramTile> tiles_;  // the upper triangle's tiles, each summed by one thread
 };
 
 }  // namespace edgeq

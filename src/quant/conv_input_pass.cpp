@@ -49,8 +49,10 @@ ConvInputPass collect_conv_inputs(const Graph& g, const std::string& input,
                                   const std::function<void()>& on_image,
                                   const std::function<void(const std::string&)>& on_skip,
                                   const std::function<void(ConvInputRound&&)>& on_round) {
+  // The forward runs on one thread: oneDNN's summation order can depend on the number of threads,
+  // and the moments must not. The threads go to the accumulation, which costs far more.
   ExecutorOptions eo;
-  eo.threads = threads;
+  eo.threads = 1;
   Executor ex(g, eo);
   if (threads <= 0) threads = omp_get_max_threads();
   ConvInputPass pass;

@@ -3,9 +3,10 @@
 //
 // Streamed: one image at a time, nothing kept but the sums. Bounded: the convs whose Gram matrices
 // are wanted are split into rounds whose moments fit a memory budget (a conv larger than the
-// budget gets a round of its own), and each round is one pass over the images. Images are added in
-// index order and each sum by one thread in a fixed order, so the moments are bit-identical for any
-// number of threads (given an FP32 executor that is).
+// budget gets a round of its own), and each round is one pass over the images. The forward runs on
+// one thread (oneDNN's summation order can depend on the thread count), images are added in index
+// order and each sum by one thread in a fixed order, so the moments are bit-identical for any
+// number of threads.
 #pragma once
 #include <cstddef>
 #include <functional>

@@ -42,7 +42,8 @@ std::vector<ConvInputRequest> weight_repair_requests(const Graph& g, const Quant
 std::map<std::string, TensorEncoding> repair_weights(
     Graph& g, const QuantPlan& plan, const QuantConfig& config, const WeightRepairOptions& opt,
     const std::map<std::string, ConvInputMoments>& moments, WeightRepairSummary* summary) {
-  WeightRepairSummary s;
+  WeightRepairSummary unused;
+  WeightRepairSummary& s = summary ? *summary : unused;
   std::map<std::string, TensorEncoding> fixed;
   const int threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();
   std::set<std::string> repairable;
@@ -86,13 +87,6 @@ std::map<std::string, TensorEncoding> repair_weights(
       fixed[conv->inputs[1]] = enc;
     }
     ++s.convs;
-  }
-  if (summary) {
-    summary->convs += s.convs;
-    summary->rows += s.rows;
-    summary->rows_exact += s.rows_exact;
-    summary->codes_changed += s.codes_changed;
-    summary->max_bias_shift = std::max(summary->max_bias_shift, s.max_bias_shift);
   }
   return fixed;
 }
