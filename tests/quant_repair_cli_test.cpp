@@ -154,6 +154,71 @@ TEST(QuantRepairCli, GptqIsTheW8A16DefaultWithImages) {
   EXPECT_TRUE(read_file(w8a8) == read_file(w8a8_plain));
 }
 
+// images [1,3,32,32] -> Conv 3x3 (channel ranges 1 and 100) -> Relu -> depthwise Conv 3x3
+// (ranges 10 and 0.1) -> y: one pair cross-layer equalization applies to.
+Graph conv_relu_depthwise() {
+  auto conv = [](const std::string& name, const std::string& x, const std::string& w,
+                 const std::string& b, const std::string& y, int64_t group) {
+    Node n{name, "Conv", "", {x, w, b}, {y}, {}};
+    n.attrs["pads"].kind = Attribute::Kind::kInts;
+    n.attrs["pads"].ints = {1, 1, 1, 1};
+    n.attrs["group"].i = group;
+    return n;
+  };
+  Graph g;
+  g.inputs = {{"images", DType::kFloat32, {1, 3, 32, 32}}};
+  g.outputs = {{"y", DType::kFloat32, {1, 2, 32, 32}}};
+  std::vector<float> w1(2 * 3 * 9), w2(2 * 9);
+  for (size_t i = 0; i < w1.size(); ++i) w1[i] = std::sin(1.7f * i) * (i < 27 ? 1.0f : 100.0f);
+  for (size_t i = 0; i < w2.size(); ++i) w2[i] = std::cos(0.9f * i) * (i < 9 ? 10.0f : 0.1f);
+  g.initializers["w1"] = Tensor::from_vector<float>({2, 3, 3, 3}, w1);
+  g.initializers["b1"] = Tensor::from_vector<float>({2}, {0.1f, 5.0f});
+  g.initializers["w2"] = Tensor::from_vector<float>({2, 1, 3, 3}, w2);
+  g.initializers["b2"] = Tensor::from_vector<float>({2}, {0.0f, 0.0f});
+  g.nodes.push_back(conv("a", "images", "w1", "b1", "t", 1));
+  g.nodes.push_back({"relu", "Relu", "", {"t"}, {"r"}, {}});
+  g.nodes.push_back(conv("dw", "r", "w2", "b2", "y", 2));
+  return g;
+}
+
+TEST(QuantRepairCli, CleEqualizesAPairAndRecalibratesTheValuesBetween) {
+  REQUIRE_FIXTURE();
+  const std::string model = fx.dir + "/pair.onnx", stats = fx.dir + "/pair.stats";
+  save_onnx(conv_relu_depthwise(), model);
+  ASSERT_EQ(test::run_cli("calibrate --model " + q(model) + " --images " + q(fx.images) +
+                          " --out " + q(stats))
+                .exit_code,
+            0);
+  const std::string base = "quantize --model " + q(model) + " --stats " + q(stats) +
+                           " --scheme w8a16 --per-tensor-weights --out ";
+  const std::string plain = fx.dir + "/pair_plain.onnx", cle = fx.dir + "/pair_cle.onnx";
+  ASSERT_EQ(test::run_cli(base + q(plain)).exit_code, 0);
+  auto r = test::run_cli(base + q(cle) + " --cle --no-gptq --images " + q(fx.images));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("1 depthwise conv, 1 equalizable"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("equalized a -> dw"), std::string::npos) << r.out;
+  // Per-tensor weight grids lose the small channels; equalized, they lose much less.
+  const Graph fp32 = load_onnx(model);
+  auto error = [&](const std::string& q_model) {
+    double num = 0, den = 0;
+    for (const std::string& image : list_images(fx.images)) {
+      const std::map<std::string, Tensor> feed = {
+          {"images", preprocess_image(read_image(image), 32, 32, nullptr)}};
+      const Tensor ref = Executor(fp32).run(feed).at("y");
+      const Tensor out = Executor(load_onnx(q_model)).run(feed).at("y");
+      for (int64_t i = 0; i < ref.numel(); ++i) {
+        const double d = out.data<float>()[i] - ref.data<float>()[i];
+        num += d * d;
+        den += double(ref.data<float>()[i]) * ref.data<float>()[i];
+      }
+    }
+    return std::sqrt(num / den);
+  };
+  const double e_plain = error(plain), e_cle = error(cle);
+  std::printf("per-tensor W8A16, relative L2 of y: %.4g without CLE, %.4g with\n", e_plain, e_cle);
+  EXPECT_LT(e_cle, 0.5 * e_plain);
+}
+
 TEST(QuantRepairCli, RefusedWithOneLineAndNothingWritten) {
   REQUIRE_FIXTURE();
   const std::string out = fx.dir + "/refused.onnx";
