@@ -201,12 +201,14 @@ TEST(Executor, StreamObserverOnConcatInputsSeesEveryElementOnce) {
   Graph g;
   g.inputs = {{"a", DType::kFloat32, {1, 4, 9, 11}}, {"b", DType::kFloat32, {1, 3, 9, 11}}};
   g.outputs = {{"c", DType::kFloat32, {1, 7, 9, 11}}, {"d", DType::kFloat32, {1, 6, 9, 11}}};
-  Tensor w(DType::kFloat32, {4, 4, 1, 1});
+  Tensor w(DType::kFloat32, {4, 4, 3, 3});  // 3x3: NHWC even on a plain input
   std::mt19937 rng(11);
   std::normal_distribution<float> nd(0.f, 1.f);
   for (int64_t i = 0; i < w.numel(); ++i) w.data<float>()[i] = nd(rng);
   g.initializers["w"] = w;
-  g.nodes.push_back(test::node("conv", "Conv", {"a", "w"}, {"ra"}));  // NHWC when chosen
+  Node conv = test::node("conv", "Conv", {"a", "w"}, {"ra"});
+  conv.attrs["pads"] = test::ints_attr({1, 1, 1, 1});
+  g.nodes.push_back(conv);
   g.nodes.push_back(test::node("neg", "Neg", {"b"}, {"nb"}));
   Node cat = test::node("cat", "Concat", {"ra", "nb"}, {"c"});
   cat.attrs["axis"] = test::int_attr(1);
