@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Weight repair measured on held-out images: calibrate (statistics and repair) on one image set,
 # judge with `edgeq compare` against FP32 on another, for W8A8 and W8A16 (minmax, ort placement),
-# with no repair, each repair alone, and GPTQ + bias correction together.
+# with no repair, each repair alone (--no-gptq where GPTQ is not asked for: it is the W8A16 default)
+# and GPTQ + bias correction together.
 #   scripts/measure_repair.sh [N=16] [MODEL.onnx CALIB_IMAGES JUDGE_IMAGES]
 # Without arguments: the real yolo11n-pose calibrated on coco8-pose images/train and judged on
 # images/val (when ../shared holds them), and a zoo yolo11n-pose (untrained weights) calibrated on
@@ -21,6 +22,7 @@ measure() {  # TAG TITLE MODEL CALIB JUDGE
     for repair in none bias-correction gptq "gptq bias-correction" cle; do
       local flags="" tag="${repair// /+}"
       [ "$repair" = none ] || flags="--images $calib --n $N $(printf -- '--%s ' $repair)"
+      [[ "$repair" = none || "$repair" = *gptq* ]] || flags="$flags --no-gptq"  # w8a16 default
       # shellcheck disable=SC2086
       build/edgeq quantize --model "$model" --stats "$d/stats" --scheme "$scheme" \
         --out "$d/$scheme.$tag.onnx" $flags > "$d/$scheme.$tag.log" 2>/dev/null
