@@ -348,17 +348,7 @@ TEST(QuantCli, W8A8KeepsTheDecodeTailAt16BitUnlessA16None) {
 
 // ---- bad input: one clear line, nothing written ---------------------------------------------
 
-void expect_refusal(const test::CliResult& r, const std::string& needle, const std::string& out) {
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
-  // One error line (progress lines may come before it).
-  size_t errors = 0;
-  std::stringstream ss(r.err);
-  for (std::string line; std::getline(ss, line);) errors += line.find("error") != std::string::npos;
-  EXPECT_EQ(errors, 1u) << r.err;
-  EXPECT_NE(r.err.rfind("edgeq: error: "), std::string::npos) << r.err;
-  EXPECT_FALSE(fs::exists(out)) << out << " was written";
-}
+using test::expect_refusal;
 
 TEST(QuantCliBadInput, EmptyOrUnreadableImageFolder) {
   REQUIRE_FIXTURE();

@@ -1,6 +1,6 @@
 // edgeq quantize: FP32 model + calibration stats -> QDQ ONNX (and optionally encodings JSON).
-// Every flag maps onto QuantConfig (quant/quant_config.h); nothing is written unless every step
-// succeeded.
+// Every flag maps onto QuantConfig (quant/quant_config.h), weight repair flags onto RepairOptions
+// (cli/repair_options.h); nothing is written unless every step succeeded.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -10,6 +10,7 @@
 #include "analysis/mixed_set.h"
 #include "cli/commands.h"
 #include "cli/quantize_auto.h"
+#include "cli/repair_options.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/sha256.h"
@@ -25,7 +26,10 @@ struct QuantizeArgs {
   std::string placement = "ort", qdq16 = "auto", out, encodings, encodings_format = "1.0.0";
   double percentile = 99.99;
   bool per_tensor_weights = false, symmetric_activations = false;
+  std::string images;  // read by weight repair (calibration sample) and --auto (evaluations)
+  int threads = 0;
   AutoArgs search;
+  RepairOptions repair;
 };
 
 std::vector<std::string> split_names(const std::string& s) {
@@ -38,10 +42,12 @@ std::vector<std::string> split_names(const std::string& s) {
 }
 
 void run_quantize(const QuantizeArgs& a) {
+  check_repair_options(a.repair);
   const std::string bytes = read_file(a.model);
   Graph g = parse_onnx(bytes, a.model);
   Stats stats = load_stats(a.stats);
-  check_stats_for_model(stats, sha256_hex(bytes), a.stats, a.model);
+  const std::string sha = sha256_hex(bytes);
+  check_stats_for_model(stats, sha, a.stats, a.model);
 
   QuantConfig c = config_for_scheme(a.scheme);
   std::ostringstream pct;
@@ -75,7 +81,8 @@ void run_quantize(const QuantizeArgs& a) {
   check_auto_args(a.search, c);
   apply_auto_search(a.search, g, stats, c);
 
-  QdqModel q = quantize_model(g, plan, stats, c);
+  const auto repaired = repair_model(a.repair, g, plan, c, stats, sha);
+  QdqModel q = quantize_model(g, plan, stats, c, repaired);
 
   // Pixel-space values at 8 bit: a step of several pixels, and a Concat that also carries the
   // scores (output0) rounds them to 0.
@@ -151,8 +158,17 @@ void register_quantize(CLI::App& app) {
   cmd->add_option("--encodings-format", a->encodings_format, "1.0.0 | 0.6.1")
       ->check(CLI::IsMember({"1.0.0", "0.6.1"}))
       ->capture_default_str();
+  cmd->add_option("--images", a->images,
+                  "images for weight repair (sampled as calibrate does) and for --auto's "
+                  "evaluations: folder, one image or a text list");
+  cmd->add_option("--threads", a->threads, "threads for weight repair and --auto (0: all cores)");
   add_auto_options(cmd, a->search);
-  cmd->callback([a] { run_quantize(*a); });
+  add_repair_options(cmd, a->repair);
+  cmd->callback([a] {
+    a->search.images = a->repair.images = a->images;
+    a->search.threads = a->repair.threads = a->threads;
+    run_quantize(*a);
+  });
 }
 
 }  // namespace edgeq::cli

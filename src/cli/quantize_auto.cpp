@@ -46,13 +46,11 @@ void add_auto_options(CLI::App* cmd, AutoArgs& a) {
                   "w8a8: search which values to keep at 16 bit, at most this percent of the "
                   "activation values (the decode tail included), on --images (a validation "
                   "split the stats did not see)");
-  cmd->add_option("--images", a.images, "validation images for --auto: folder, list file or image");
   cmd->add_option("--auto-n", a.n, "--auto: use at most this many of --images")
       ->capture_default_str();
   cmd->add_option("--auto-out", a.set_out,
                   "--auto: write the chosen set (edgeq-mixed JSON, usable with --mixed)");
   cmd->add_option("--auto-log", a.log_out, "--auto: write every evaluation of the search as JSON");
-  cmd->add_option("--threads", a.threads, "threads (0: all cores)");
 }
 
 void check_auto_args(const AutoArgs& a, const QuantConfig& c) {

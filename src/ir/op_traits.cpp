@@ -16,6 +16,7 @@ enum : unsigned {
   kNhwc = 1 << 6,         // runs NHWC
   kCompute = 1 << 7,      // multiply-accumulates: Conv, ConvTranspose, MatMul, Gemm
   kNoMath = 1 << 8,       // moves or reshapes data, no arithmetic on values (0 FLOPs)
+  kScales = 1 << 9,       // commutes with a positive per-channel scale
 };
 
 struct Row {
@@ -53,15 +54,15 @@ const Row kOnnxRows[] = {
     {"Gemm", D::kWeighted, kOrt | kCompute},
     {"GlobalAveragePool", D::kFirst, kOrt},
     {"GlobalMaxPool", D::kFirst, kMoves},
-    {"Identity", D::kFirst, kView | kNoMath},
+    {"Identity", D::kFirst, kView | kNoMath | kScales},
     {"InstanceNormalization", D::kFirst, kOrt},
     {"LayerNormalization", D::kFirst, kOrt},
     {"HardSigmoid", D::kFirst, kElementwise},
     {"HardSwish", D::kFirst, kElementwise},
-    {"LeakyRelu", D::kFirst, kElementwise | kOrt},
+    {"LeakyRelu", D::kFirst, kElementwise | kOrt | kScales},
     {"LogSoftmax", D::kFirst, 0},
     {"MatMul", D::kAll, kOrt | kCompute},
-    {"MaxPool", D::kFirst, kMoves | kOrt | kOrtShares | kNhwc},
+    {"MaxPool", D::kFirst, kMoves | kOrt | kOrtShares | kNhwc | kScales},
     {"Mul", D::kAll, kElementwise | kOrt},
     {"Neg", D::kAll, kElementwise},
     {"NonZero", D::kNone, 0},
@@ -72,7 +73,7 @@ const Row kOnnxRows[] = {
     {"ReduceMax", D::kFirst, 0},
     {"ReduceMean", D::kFirst, 0},
     {"ReduceSum", D::kFirst, 0},
-    {"Relu", D::kFirst, kElementwise | kOrt},
+    {"Relu", D::kFirst, kElementwise | kOrt | kScales},
     {"Reshape", D::kFirst, kView | kOrt | kOrtShares | kNoMath},
     {"Resize", D::kFirst, kMoves | kOrt | kOrtShares | kNhwc},  // moves values when nearest
     {"Shape", D::kNone, kNoMath},
@@ -121,6 +122,7 @@ OpTraits to_traits(const Row& r) {
   t.nhwc = t.elementwise || (r.flags & kNhwc);
   t.compute = r.flags & kCompute;
   t.no_math = r.flags & kNoMath;
+  t.commutes_with_channel_scale = r.flags & kScales;
   return t;
 }
 

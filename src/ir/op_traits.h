@@ -45,6 +45,10 @@ struct OpTraits {
   bool compute = false;
   // Moves, reshapes or converts data without arithmetic on values (counted as 0 FLOPs).
   bool no_math = false;
+  // Positively homogeneous per channel: op(s * x) = s * op(x) for any positive scale s per
+  // channel, channels kept in place (Relu, LeakyRelu, MaxPool, Identity; not SiLU or Sigmoid).
+  // Cross-layer equalization (quant/cle.h) may rescale channels across it.
+  bool commutes_with_channel_scale = false;
 };
 
 // The row for an op (domain "" is ONNX's default domain); defaults for unknown ops.

@@ -17,8 +17,9 @@ constexpr const char* kContribDomain = "com.microsoft";
 class QdqWriter {
  public:
   QdqWriter(const Graph& src, const QuantPlan& plan,
-            const std::map<std::string, TensorEncoding>& activations, const QuantConfig& cfg)
-      : src_(src), plan_(plan), acts_(activations), cfg_(cfg) {
+            const std::map<std::string, TensorEncoding>& activations, const QuantConfig& cfg,
+            const std::map<std::string, TensorEncoding>& fixed_weights)
+      : src_(src), plan_(plan), acts_(activations), cfg_(cfg), fixed_weights_(fixed_weights) {
     out_.graph = src;
     for (const ValueInfo& in : src.inputs) used_.insert(in.name);
     for (const auto& kv : src.initializers) used_.insert(kv.first);
@@ -88,27 +89,20 @@ class QdqWriter {
   // ---- parameters ----
   void quantize_params_of(const Node& n) {
     const std::string& op = n.op_type;
-    int64_t weight_axis = -2;  // -2: the node has no weight input
-    if (op == "Conv") weight_axis = 0;
-    if (op == "ConvTranspose") weight_axis = n.attr_int("group", 1) == 1 ? 1 : -1;
-    if (op == "Gemm") weight_axis = n.attr_int("transB", 0) ? 0 : 1;
-    if (op == "MatMul" && float_constant(n, 1)) {
-      const Tensor* w = float_constant(n, 1);
-      weight_axis = w->rank() >= 2 ? w->rank() - 1 : -1;
-    }
-    if (weight_axis != -2 && float_constant(n, 1)) {
+    const Tensor* wt = float_constant(n, 1);
+    const bool has_weight = wt && weight_channel_axis(n, *wt).has_value();
+    if (has_weight) {
       const std::string& w = n.inputs[1];
-      const Tensor* wt = float_constant(n, 1);
-      if (wt->rank() < 2) weight_axis = -1;
-      bool per_channel = cfg_.per_channel_weights && weight_axis >= 0;
-      if (!out_.encodings.params.count(w))
-        add_param(w, weight_encoding(*wt, per_channel, per_channel ? weight_axis : 0,
-                                     cfg_.weight_bits, "weight '" + w + "' of " + n.describe()));
+      if (!out_.encodings.params.count(w)) {
+        auto fixed = fixed_weights_.find(w);
+        add_param(
+            w, fixed != fixed_weights_.end() ? fixed->second : node_weight_encoding(n, *wt, cfg_));
+      }
       if ((op == "Conv" || op == "ConvTranspose" || op == "Gemm") && float_constant(n, 2))
         quantize_bias(n, out_.encodings.params.at(w));
     }
     for (size_t i : data_inputs(n)) {
-      if (weight_axis != -2 && i == 1) continue;
+      if (has_weight && i == 1) continue;
       const Tensor* t = float_constant(n, i);
       if (!t || out_.encodings.params.count(n.inputs[i]) || t->numel() == 0) continue;
       add_param(n.inputs[i], constant_encoding(*t, n.inputs[i], n));
@@ -277,6 +271,7 @@ class QdqWriter {
   const QuantPlan& plan_;
   const std::map<std::string, TensorEncoding>& acts_;
   const QuantConfig& cfg_;
+  const std::map<std::string, TensorEncoding>& fixed_weights_;
   QdqModel out_;
   std::map<std::string, int> producer_;        // value -> index of its producing node
   std::map<std::string, int> constant_nodes_;  // value -> index of its Constant node
@@ -296,10 +291,35 @@ class QdqWriter {
 
 }  // namespace
 
+std::optional<int64_t> weight_channel_axis(const Node& n, const Tensor& w) {
+  int64_t axis = 0;
+  const std::string& op = n.op_type;
+  if (op == "Conv")
+    axis = 0;
+  else if (op == "ConvTranspose")
+    axis = n.attr_int("group", 1) == 1 ? 1 : -1;
+  else if (op == "Gemm")
+    axis = n.attr_int("transB", 0) ? 0 : 1;
+  else if (op == "MatMul")
+    axis = w.rank() - 1;
+  else
+    return std::nullopt;
+  return w.rank() < 2 ? -1 : axis;
+}
+
+TensorEncoding node_weight_encoding(const Node& n, const Tensor& w, const QuantConfig& cfg) {
+  const std::optional<int64_t> axis = weight_channel_axis(n, w);
+  EDGEQ_CHECK(axis.has_value(), n.describe(), " has no weight input");
+  const bool per_channel = cfg.per_channel_weights && *axis >= 0;
+  return weight_encoding(w, per_channel, per_channel ? *axis : 0, cfg.weight_bits,
+                         "weight '" + n.inputs.at(1) + "' of " + n.describe());
+}
+
 QdqModel export_qdq(const Graph& g, const QuantPlan& plan,
                     const std::map<std::string, TensorEncoding>& activations,
-                    const QuantConfig& config) {
-  return QdqWriter(g, plan, activations, config).run();
+                    const QuantConfig& config,
+                    const std::map<std::string, TensorEncoding>& fixed_weights) {
+  return QdqWriter(g, plan, activations, config, fixed_weights).run();
 }
 
 }  // namespace edgeq

@@ -16,6 +16,7 @@
 // raised to 13 when nothing else changed form (refused below 13).
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 
 #include "ir/graph.h"
@@ -30,8 +31,20 @@ struct QdqModel {
   EncodingSet encodings;  // activations (as planned) and params (weights, biases, constants)
 };
 
+// `fixed_weights`: encodings for weights whose values were already put on a grid (weight repair,
+// quant/weight_repair.h), used instead of node_weight_encoding().
 QdqModel export_qdq(const Graph& g, const QuantPlan& plan,
                     const std::map<std::string, TensorEncoding>& activations,
-                    const QuantConfig& config);
+                    const QuantConfig& config,
+                    const std::map<std::string, TensorEncoding>& fixed_weights = {});
+
+// The channel axis of node n's weight (input 1, float constant `w`): 0 for Conv and for Gemm with
+// transB, 1 for Gemm without it and for ConvTranspose with group 1, the last axis for MatMul; -1
+// (one encoding per tensor) for a grouped ConvTranspose or a weight of rank < 2. Nothing when input
+// 1 of this op is not a weight.
+std::optional<int64_t> weight_channel_axis(const Node& n, const Tensor& w);
+// The encoding export gives node n's weight `w` under `cfg` (weight_encoding: symmetric, per
+// channel along weight_channel_axis unless cfg says per tensor, exact grids kept).
+TensorEncoding node_weight_encoding(const Node& n, const Tensor& w, const QuantConfig& cfg);
 
 }  // namespace edgeq

@@ -18,8 +18,9 @@ QuantPlan plan_for_stats(const Graph& g, const Stats& stats, const QuantConfig& 
 }
 
 QdqModel quantize_model(const Graph& g, const QuantPlan& plan, const Stats& stats,
-                        const QuantConfig& config) {
-  return export_qdq(g, plan, activation_encodings(g, plan, stats, config), config);
+                        const QuantConfig& config,
+                        const std::map<std::string, TensorEncoding>& fixed_weights) {
+  return export_qdq(g, plan, activation_encodings(g, plan, stats, config), config, fixed_weights);
 }
 
 QuantSummary summarize_encodings(const EncodingSet& enc) {

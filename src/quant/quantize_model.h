@@ -19,8 +19,10 @@ void check_stats_for_model(const Stats& stats, const std::string& model_sha256,
 // The plan for `config` over the values the stats observed.
 QuantPlan plan_for_stats(const Graph& g, const Stats& stats, const QuantConfig& config);
 
+// `fixed_weights`: encodings of weights weight repair put on a grid (quant/weight_repair.h).
 QdqModel quantize_model(const Graph& g, const QuantPlan& plan, const Stats& stats,
-                        const QuantConfig& config);
+                        const QuantConfig& config,
+                        const std::map<std::string, TensorEncoding>& fixed_weights = {});
 
 // Counts for the summary line of `edgeq quantize`.
 struct QuantSummary {
