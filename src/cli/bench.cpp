@@ -9,7 +9,6 @@
 #include <iostream>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <random>
 #include <thread>
 
 #include "cli/commands.h"
@@ -18,6 +17,7 @@
 #include "core/process_stats.h"
 #include "ir/onnx_io.h"
 #include "runtime/executor.h"
+#include "runtime/latency.h"
 
 namespace edgeq::cli {
 namespace {
@@ -49,27 +49,6 @@ void print_profile(const std::vector<StepTime>& steps, int runs) {
   top.resize(std::min<size_t>(top.size(), 40));
   std::printf("slowest steps:\n");
   for (const auto& s : top) std::printf("  %8.3f ms  %s\n", s.ms / runs, s.what.c_str());
-}
-
-double percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  double pos = q * (v.size() - 1);
-  size_t lo = static_cast<size_t>(pos);
-  size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (pos - lo);
-}
-
-std::map<std::string, Tensor> random_inputs(const Graph& g) {
-  std::map<std::string, Tensor> inputs;
-  std::mt19937 rng(0);
-  std::uniform_real_distribution<float> u(0.f, 1.f);
-  for (const auto& in : g.inputs) {
-    Tensor t(in.dtype, in.shape);
-    if (in.dtype == DType::kFloat32)
-      for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = u(rng);
-    inputs[in.name] = t;
-  }
-  return inputs;
 }
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
@@ -138,21 +117,11 @@ void run_bench(const BenchArgs& a) {
   ExecutorOptions opt = a.run.executor();
   opt.profile = a.profile;
   Executor ex(g, opt);
-  auto t0 = std::chrono::steady_clock::now();
-  ex.prepare();
-  double prepare_ms = ms_since(t0);
+  const LatencyResult lat = measure_latency(ex, inputs, a.runs, a.warmup);
+  const double prepare_ms = lat.prepare_ms, mn = lat.min_ms, med = lat.median_ms, p95 = lat.p95_ms;
+  const double mean = lat.mean_ms;
+  const std::vector<double>& ms = lat.samples_ms;
   print_notices(ex);
-  for (int i = 0; i < a.warmup; ++i) ex.run(inputs);
-  std::vector<double> ms;
-  for (int i = 0; i < a.runs; ++i) {
-    auto s = std::chrono::steady_clock::now();
-    ex.run(inputs);
-    ms.push_back(ms_since(s));
-  }
-  double mn = *std::min_element(ms.begin(), ms.end());
-  double med = percentile(ms, 0.5), p95 = percentile(ms, 0.95);
-  double mean = 0;
-  for (double v : ms) mean += v / ms.size();
   size_t rss = peak_rss_bytes();
   if (a.profile) print_profile(ex.profile(), a.runs + a.warmup);
   std::printf("model %s  threads %d  exec %s  runs %d (+%d warm-up)\n", a.model.c_str(),

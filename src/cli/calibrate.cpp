@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <opencv2/core.hpp>
 
 #include "cli/commands.h"
 #include "cli/model_input.h"
@@ -18,8 +17,6 @@
 #include "quant/calibration_images.h"
 #include "quant/calibration_run.h"
 #include "quant/finite_checks.h"
-#include "vision/image_io.h"
-#include "vision/letterbox.h"
 
 namespace edgeq::cli {
 namespace {
@@ -41,8 +38,7 @@ constexpr int kMaxAutoWorkers = 8;
 void run_calibrate(const CalibrateArgs& a) {
   const std::string bytes = read_file(a.model);
   Graph g = parse_onnx(bytes, a.model);
-  const ValueInfo& in = image_input(g);
-  const int h = static_cast<int>(in.shape[2]), w = static_cast<int>(in.shape[3]);
+  image_input(g);  // a model without one image input fails before any image is read
   check_finite_weights(g, a.model);
 
   Shard shard = parse_shard(a.shard);
@@ -63,14 +59,10 @@ void run_calibrate(const CalibrateArgs& a) {
   opt.workers = workers;
   opt.calibrator.executor.threads = 1;
   opt.calibrator.histogram_stride = a.histogram_stride;
-  // OpenCV runs single-threaded: images are read by the workers, between their own passes.
-  cv::setNumThreads(0);
   Progress progress("calibrate", mine.size());
   bool skipped_any = false;
-  CalibrationRun run = calibrate_images(
-      g, sha256_hex(bytes), letterbox_preprocessing(h, w), in.name, mine.size(),
-      [&](size_t i) { return preprocess_image(read_image(mine[i].path), h, w, nullptr); }, opt,
-      [&] { progress.step(); },
+  CalibrationRun run = calibrate_image_files(
+      g, sha256_hex(bytes), mine, opt, [&] { progress.step(); },
       [&](const std::string& why) {
         if (!skipped_any) progress.finish();
         skipped_any = true;

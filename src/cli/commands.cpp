@@ -17,6 +17,8 @@ void register_all(CLI::App& app) {
   register_stats(app);
   register_quantize(app);
   register_augment(app);
+  register_study(app);
+  register_probe(app);
 }
 
 }  // namespace edgeq::cli

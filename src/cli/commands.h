@@ -21,5 +21,7 @@ void register_calibrate(CLI::App& app);
 void register_stats(CLI::App& app);
 void register_quantize(CLI::App& app);
 void register_augment(CLI::App& app);
+void register_study(CLI::App& app);
+void register_probe(CLI::App& app);
 
 }  // namespace edgeq::cli

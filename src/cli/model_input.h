@@ -1,22 +1,16 @@
-// Shared CLI plumbing: load a model for running and build its input from an .npy or an image.
+// Shared CLI plumbing: build a model's input from an .npy or an image. The model's image input
+// and image folders as inputs come from the library (quant/image_inputs.h).
 #pragma once
 #include <string>
-#include <vector>
 
 #include "core/tensor.h"
 #include "ir/graph.h"
+#include "quant/image_inputs.h"
 
 namespace edgeq::cli {
 
-// The model's single image input: name and [N,C,H,W] shape. Throws if the model has another form.
-const ValueInfo& image_input(const Graph& g);
 // Input tensor from --input x.npy (checked against the model) or --image (letterboxed as
 // Ultralytics does). Exactly one of the two must be non-empty.
 Tensor make_input(const Graph& g, const std::string& npy_path, const std::string& image_path);
-// Up to n images of a folder, a list file or one image (a seeded sample when there are more,
-// quant/calibration_images.h), letterboxed for the model's image input. `flag` names the option
-// in errors ("--images: no images in ...").
-std::vector<Tensor> load_image_inputs(const Graph& g, const std::string& spec, size_t n,
-                                      const std::string& flag);
 
 }  // namespace edgeq::cli

@@ -151,6 +151,8 @@ CompareReport run_compare(const CompareOptions& opt, std::ostream* progress) {
       nr = static_cast<int64_t>(rd.size());
       nt = static_cast<int64_t>(td.size());
       nm = det_acc.add(rd, td);
+      if (static_cast<int>(i) < opt.keep_detections)
+        rep.per_image.push_back({path, bgr.cols, bgr.rows, rd, td});
       if (labels.enabled) {
         const auto objs = read_yolo_labels(labels.files[i], bgr.cols, bgr.rows);
         ref_task->add(objs, postprocess(ry, lb, map_post, *layout), labels.files[i]);

@@ -27,6 +27,15 @@ struct CompareOptions {
   float match_iou = 0.5f;
   int threads = 0;
   ExecMode exec = ExecMode::kSimulate;  // how the test model runs (the reference always floats)
+  // Keep each image's detections (CompareReport::per_image) for the first this many images.
+  int keep_detections = 0;
+};
+
+// One image's detections after NMS (original-image pixels), reference and test.
+struct ImageDetections {
+  std::string path;
+  int width = 0, height = 0;
+  std::vector<Detection> ref, test;
 };
 
 struct OutputError {
@@ -46,6 +55,7 @@ struct CompareReport {
   bool has_labels = false;
   std::string labels_from;
   TaskMetrics ref_metrics, test_metrics;
+  std::vector<ImageDetections> per_image;  // CompareOptions::keep_detections
 };
 
 // Throws one line when the test model's outputs differ from the reference's (names or shapes).

@@ -4,6 +4,7 @@
 // original-image pixels).
 #pragma once
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "eval/summary.h"
@@ -22,6 +23,12 @@ struct DetectionDiff {
   Summary kpt_px;         // keypoint distance over keypoints visible in the reference (v > 0.5)
   Summary score_abs;      // |score_t - score_r| over matched pairs
 };
+
+// One-to-one pairs (reference index, test index) at IoU >= min_iou, matched within each class
+// (greedy by IoU, vision/matching.h), classes in ascending order.
+std::vector<std::pair<int, int>> match_detections(const std::vector<Detection>& ref,
+                                                  const std::vector<Detection>& test,
+                                                  float min_iou = 0.5f);
 
 class DetectionDiffAccumulator {
  public:

@@ -5,9 +5,13 @@
 #include <chrono>
 #include <exception>
 #include <mutex>
+#include <opencv2/core.hpp>
 #include <thread>
 
 #include "core/error.h"
+#include "quant/image_inputs.h"
+#include "vision/image_io.h"
+#include "vision/letterbox.h"
 
 namespace edgeq {
 namespace {
@@ -146,6 +150,21 @@ CalibrationRun calibrate_images(const Graph& graph, const std::string& model_sha
   run.seconds = std::chrono::duration<double>(last - first).count();
   EDGEQ_CHECK(run.used > 0, "no readable image among the ", count, " selected; nothing written");
   return run;
+}
+
+CalibrationRun calibrate_image_files(const Graph& graph, const std::string& model_sha256,
+                                     const std::vector<CalibrationImage>& images,
+                                     const CalibrationRunOptions& opt,
+                                     const std::function<void()>& on_image,
+                                     const std::function<void(const std::string&)>& on_skip) {
+  const ValueInfo& in = image_input(graph);
+  const int h = static_cast<int>(in.shape[2]), w = static_cast<int>(in.shape[3]);
+  const std::string input = in.name;
+  cv::setNumThreads(0);
+  return calibrate_images(
+      graph, model_sha256, letterbox_preprocessing(h, w), input, images.size(),
+      [&](size_t i) { return preprocess_image(read_image(images[i].path), h, w, nullptr); }, opt,
+      on_image, on_skip);
 }
 
 }  // namespace edgeq

@@ -15,6 +15,7 @@
 
 #include "core/tensor.h"
 #include "ir/graph.h"
+#include "quant/calibration_images.h"
 #include "quant/calibrator.h"
 #include "quant/stats.h"
 
@@ -46,5 +47,14 @@ CalibrationRun calibrate_images(const Graph& graph, const std::string& model_sha
                                 const CalibrationRunOptions& opt,
                                 const std::function<void()>& on_image = nullptr,
                                 const std::function<void(const std::string&)>& on_skip = nullptr);
+
+// calibrate_images over image files, each read and letterboxed for the model's single image input
+// [1,3,H,W] (the preprocessing the stats record): what `edgeq calibrate` runs. OpenCV is set to
+// one thread (the workers read images between their own passes).
+CalibrationRun calibrate_image_files(
+    const Graph& graph, const std::string& model_sha256,
+    const std::vector<CalibrationImage>& images, const CalibrationRunOptions& opt,
+    const std::function<void()>& on_image = nullptr,
+    const std::function<void(const std::string&)>& on_skip = nullptr);
 
 }  // namespace edgeq

@@ -242,9 +242,13 @@ class GlobalPoolKernel : public Kernel {
  public:
   GlobalPoolKernel(const KernelInit& init, PoolKind kind) : kind_(kind) {
     const ValueDesc& x = init.in(0);
-    EDGEQ_CHECK(x.dtype == DType::kFloat32 && x.shape.size() >= 3, init.node.describe(),
-                ": needs a float32 input of rank >= 3, got ", dtype_name(x.dtype), " ",
-                shape_str(x.shape));
+    // GlobalMaxPool also takes uint8 codes (--exec int8): codes rise with their values, so the
+    // largest code is the code of the largest value.
+    EDGEQ_CHECK(
+        (x.dtype == DType::kFloat32 || (kind == PoolKind::kMax && x.dtype == DType::kUInt8)) &&
+            x.shape.size() >= 3,
+        init.node.describe(), ": needs a float32 input of rank >= 3, got ", dtype_name(x.dtype),
+        " ", shape_str(x.shape));
     EDGEQ_CHECK(init.layout == Layout::kPlain, init.node.describe(), ": NHWC not supported");
     Shape out(x.shape.size(), 1);
     out[0] = x.shape[0];
@@ -254,6 +258,14 @@ class GlobalPoolKernel : public Kernel {
     outputs.push_back({x.dtype, out, nullptr});
   }
   void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
+    if (in[0]->dtype() == DType::kUInt8) {
+      const uint8_t* x = in[0]->data<uint8_t>();
+      uint8_t* y = out[0]->data<uint8_t>();
+#pragma omp parallel for if (planes_ * size_ > kParallelNumel)
+      for (int64_t p = 0; p < planes_; ++p)
+        y[p] = size_ ? *std::max_element(x + p * size_, x + (p + 1) * size_) : 0;
+      return;
+    }
     const float* x = in[0]->data<float>();
     float* y = out[0]->data<float>();
 #pragma omp parallel for if (planes_ * size_ > kParallelNumel)

@@ -1,0 +1,78 @@
+// edgeq probe: a linear task probe on a model's outputs (arm A: pooled taps), k-fold
+// cross-validated; with --quantized, also the frozen and retrained readings (eval/probe.h).
+#include "eval/probe.h"
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "core/error.h"
+#include "core/file_io.h"
+#include "eval/probe_features.h"
+#include "vision/image_io.h"
+
+namespace edgeq::cli {
+namespace {
+
+struct ProbeArgs {
+  std::string model, quantized, images, labels, task = "auto", json;
+  int folds = 5, threads = 0;
+  double l2 = 0.1;
+};
+
+// More features than this are not pooled taps: a probe wants arm A (edgeq cut --arm A).
+constexpr Eigen::Index kMaxFeatures = 1 << 16;
+
+void run_probe_cli(const ProbeArgs& a) {
+  const ProbeLabels labels = read_probe_labels(a.labels, a.task);
+  const std::vector<std::string> paths = probe_image_paths(labels, expand_image_paths(a.images));
+  const Eigen::MatrixXd f = model_features(a.model, paths, ExecMode::kSimulate, a.threads);
+  EDGEQ_CHECK(f.cols() <= kMaxFeatures, "probe: '", a.model, "' gives ", f.cols(),
+              " features per image; probe pooled taps (edgeq cut --arm A)");
+  Eigen::MatrixXd q;
+  if (!a.quantized.empty()) q = model_features(a.quantized, paths, ExecMode::kSimulate, a.threads);
+  ProbeOptions opt;
+  opt.folds = a.folds;
+  opt.l2 = a.l2;
+  const ProbeResult r = run_probe(f, a.quantized.empty() ? nullptr : &q, labels, opt);
+  const bool cls = r.task == ProbeTask::kClassify;
+  std::printf("%s probe on %zu images, %zu features, %d-fold CV (%s", cls ? "class" : "value",
+              r.samples, r.features, r.folds, cls ? "accuracy" : "R^2");
+  if (cls) std::printf("; %d classes, majority share %.3f", r.classes, r.chance);
+  std::printf("):\n  fp32       %.4f\n", r.fp32.score);
+  if (r.has_quantized)
+    std::printf(
+        "  frozen     %.4f   (FP32-trained probe on quantized features)\n  retrained  %.4f"
+        "   (trained on quantized features)\n",
+        r.frozen.score, r.retrained.score);
+  if (!a.json.empty()) write_file_atomic(a.json, probe_result_json(r).dump(2) + "\n");
+}
+
+}  // namespace
+
+void register_probe(CLI::App& app) {
+  auto a = std::make_shared<ProbeArgs>();
+  auto* cmd = app.add_subcommand(
+      "probe", "Linear task probe on pooled features: FP32, frozen and retrained readings");
+  cmd->add_option("--model", a->model, "FP32 model whose outputs are the features (arm A)")
+      ->required();
+  cmd->add_option("--quantized", a->quantized,
+                  "its quantized model (same outputs): adds the frozen and retrained readings");
+  cmd->add_option("--images", a->images, "image folder or image")->required();
+  cmd->add_option("--labels", a->labels, "CSV image,label (class name, integer class or value)")
+      ->required();
+  cmd->add_option("--task", a->task, "auto | classify | regress")
+      ->check(CLI::IsMember({"auto", "classify", "regress"}))
+      ->capture_default_str();
+  cmd->add_option("--folds", a->folds, "cross-validation folds")
+      ->check(CLI::Range(2, 1000))
+      ->capture_default_str();
+  cmd->add_option("--l2", a->l2, "L2 penalty (on standardized features)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--threads", a->threads, "threads (0: all cores)");
+  cmd->add_option("--json", a->json, "write the readings as JSON");
+  cmd->callback([a] { run_probe_cli(*a); });
+}
+
+}  // namespace edgeq::cli

@@ -1,0 +1,39 @@
+#include "eval/probe_features.h"
+
+#include "ir/onnx_io.h"
+#include "quant/image_inputs.h"
+#include "vision/image_io.h"
+#include "vision/letterbox.h"
+
+namespace edgeq {
+
+Eigen::MatrixXd model_features(const std::string& model_path,
+                               const std::vector<std::string>& images, ExecMode exec, int threads) {
+  Graph g = load_onnx(model_path);
+  const ValueInfo in = image_input(g);
+  std::vector<std::string> outputs;
+  for (const auto& o : g.outputs) outputs.push_back(o.name);
+  ExecutorOptions eo;
+  eo.threads = threads;
+  eo.exec = exec;
+  Executor ex(std::move(g), eo);
+  Eigen::MatrixXd x;
+  for (size_t i = 0; i < images.size(); ++i) {
+    const Tensor t = preprocess_image(read_image(images[i]), static_cast<int>(in.shape[2]),
+                                      static_cast<int>(in.shape[3]), nullptr);
+    auto out = ex.run({{in.name, t}});
+    std::vector<double> row;
+    for (const std::string& name : outputs) {
+      const Tensor& y = out.at(name);
+      const float* p = y.data<float>();
+      row.insert(row.end(), p, p + y.numel());
+    }
+    if (i == 0)
+      x.resize(static_cast<Eigen::Index>(images.size()), static_cast<Eigen::Index>(row.size()));
+    x.row(static_cast<Eigen::Index>(i)) =
+        Eigen::Map<const Eigen::RowVectorXd>(row.data(), static_cast<Eigen::Index>(row.size()));
+  }
+  return x;
+}
+
+}  // namespace edgeq

@@ -1,0 +1,60 @@
+#include "runtime/latency.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include "core/error.h"
+
+namespace edgeq {
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+std::map<std::string, Tensor> random_inputs(const Graph& g) {
+  std::map<std::string, Tensor> inputs;
+  std::mt19937 rng(0);
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  for (const auto& in : g.inputs) {
+    Tensor t(in.dtype, in.shape);
+    if (in.dtype == DType::kFloat32)
+      for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = u(rng);
+    inputs[in.name] = t;
+  }
+  return inputs;
+}
+
+double latency_percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  double pos = q * (v.size() - 1);
+  size_t lo = static_cast<size_t>(pos);
+  size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - lo);
+}
+
+LatencyResult measure_latency(Executor& ex, const std::map<std::string, Tensor>& inputs, int runs,
+                              int warmup) {
+  EDGEQ_CHECK(runs > 0, "latency: runs must be positive");
+  LatencyResult r;
+  auto t0 = std::chrono::steady_clock::now();
+  ex.prepare();
+  r.prepare_ms = ms_since(t0);
+  for (int i = 0; i < warmup; ++i) ex.run(inputs);
+  for (int i = 0; i < runs; ++i) {
+    auto s = std::chrono::steady_clock::now();
+    ex.run(inputs);
+    r.samples_ms.push_back(ms_since(s));
+  }
+  r.min_ms = *std::min_element(r.samples_ms.begin(), r.samples_ms.end());
+  r.median_ms = latency_percentile(r.samples_ms, 0.5);
+  r.p95_ms = latency_percentile(r.samples_ms, 0.95);
+  for (double v : r.samples_ms) r.mean_ms += v / r.samples_ms.size();
+  return r;
+}
+
+}  // namespace edgeq

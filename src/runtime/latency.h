@@ -1,0 +1,30 @@
+// Latency of one executor: untimed warm-up runs, then timed runs (min / median / p95 / mean), as
+// `edgeq bench` and `edgeq study` measure it. Inputs are deterministic uniform [0, 1) tensors.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "ir/graph.h"
+#include "runtime/executor.h"
+
+namespace edgeq {
+
+struct LatencyResult {
+  double prepare_ms = 0;  // planning (Executor::prepare)
+  double min_ms = 0, median_ms = 0, p95_ms = 0, mean_ms = 0;
+  std::vector<double> samples_ms;
+};
+
+// One tensor per graph input: float32 inputs uniform in [0, 1) from a fixed seed, others zero.
+std::map<std::string, Tensor> random_inputs(const Graph& g);
+
+// Linear interpolation between order statistics (q in [0, 1]); 0 for an empty sample.
+double latency_percentile(std::vector<double> v, double q);
+
+// Plans `ex` (timed), runs it `warmup` times, then `runs` timed runs on `inputs`.
+LatencyResult measure_latency(Executor& ex, const std::map<std::string, Tensor>& inputs, int runs,
+                              int warmup);
+
+}  // namespace edgeq

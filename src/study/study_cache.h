@@ -1,0 +1,34 @@
+// The study's cache (DIR/cache): every step's result under a key made of what it depends on
+// (file contents by SHA-256, options), so a rerun with nothing changed redoes nothing and a
+// changed input redoes only the steps that read it. Files are written atomically.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace edgeq {
+
+// SHA-256 over the parts, each length-prefixed (so ("ab","c") and ("a","bc") differ).
+std::string cache_key(const std::vector<std::string>& parts);
+// SHA-256 of a file's bytes.
+std::string file_sha256(const std::string& path);
+// One digest for a set of files: their names (relative to nothing: base names, in the order
+// given) and contents.
+std::string files_sha256(const std::vector<std::string>& paths);
+
+class StudyCache {
+ public:
+  explicit StudyCache(std::string dir);  // creates the folder
+  // DIR/<kind>-<first 20 hex of key><ext>
+  std::string path(const std::string& kind, const std::string& key, const std::string& ext) const;
+  // The step's JSON when present (and, when `artifact_ext` is given, its artifact too).
+  std::optional<nlohmann::json> load(const std::string& kind, const std::string& key,
+                                     const std::string& artifact_ext = "") const;
+  void save(const std::string& kind, const std::string& key, const nlohmann::json& j) const;
+
+ private:
+  std::string dir_;
+};
+
+}  // namespace edgeq

@@ -1,0 +1,200 @@
+#include "study/study_options.h"
+
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "core/error.h"
+#include "ir/cut.h"
+
+namespace edgeq {
+namespace {
+
+std::vector<std::string> list_value(const nlohmann::json& v, const std::string& key) {
+  if (v.is_string()) return split_list(v.get<std::string>());
+  EDGEQ_CHECK(v.is_array(), "study config: '", key,
+              "' must be an array or a comma-separated string");
+  std::vector<std::string> out;
+  for (const auto& x : v) {
+    EDGEQ_CHECK(x.is_string(), "study config: '", key, "' must hold strings");
+    out.push_back(x.get<std::string>());
+  }
+  return out;
+}
+
+template <typename T>
+T number_value(const nlohmann::json& v, const std::string& key) {
+  EDGEQ_CHECK(v.is_number(), "study config: '", key, "' must be a number");
+  return v.get<T>();
+}
+
+std::string string_value(const nlohmann::json& v, const std::string& key) {
+  EDGEQ_CHECK(v.is_string(), "study config: '", key, "' must be a string");
+  return v.get<std::string>();
+}
+
+}  // namespace
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+StudyScheme parse_study_scheme(const std::string& s) {
+  StudyScheme r;
+  r.name = s;
+  if (s == "w8a16" || s == "w8a8") {
+    r.base = s;
+    return r;
+  }
+  const std::string prefix = "w8a8-auto";
+  if (s.rfind(prefix, 0) == 0 && s.size() > prefix.size()) {
+    const std::string p = s.substr(prefix.size());
+    size_t used = 0;
+    double v = -1;
+    try {
+      v = std::stod(p, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == p.size() && v > 0 && v <= 100) {
+      r.base = "w8a8";
+      r.auto_percent = v;
+      return r;
+    }
+  }
+  fail("--schemes: '", s, "' is not a scheme (w8a16, w8a8, or w8a8-autoP with P in (0, 100])");
+}
+
+StudyOptions study_options_from_json(const nlohmann::json& j, StudyOptions o) {
+  EDGEQ_CHECK(j.is_object(), "study config: expected a JSON object");
+  for (const auto& [key, v] : j.items()) {
+    if (key == "models")
+      o.models = list_value(v, key);
+    else if (key == "schemes")
+      o.schemes = list_value(v, key);
+    else if (key == "arms")
+      o.arms = list_value(v, key);
+    else if (key == "images")
+      o.images = string_value(v, key);
+    else if (key == "test")
+      o.test = string_value(v, key);
+    else if (key == "labels")
+      o.labels = string_value(v, key);
+    else if (key == "probe_labels")
+      o.probe_labels = string_value(v, key);
+    else if (key == "val")
+      o.val = string_value(v, key);
+    else if (key == "target")
+      o.target = string_value(v, key);
+    else if (key == "placement")
+      o.placement = string_value(v, key);
+    else if (key == "range")
+      o.range = string_value(v, key);
+    else if (key == "out")
+      o.out = string_value(v, key);
+    else if (key == "calib_n")
+      o.calib_n = number_value<size_t>(v, key);
+    else if (key == "seed")
+      o.seed = number_value<uint64_t>(v, key);
+    else if (key == "histogram_stride")
+      o.histogram_stride = number_value<int>(v, key);
+    else if (key == "test_n")
+      o.test_n = number_value<int>(v, key);
+    else if (key == "auto_n")
+      o.auto_n = number_value<int>(v, key);
+    else if (key == "bench_runs")
+      o.bench_runs = number_value<int>(v, key);
+    else if (key == "bench_warmup")
+      o.bench_warmup = number_value<int>(v, key);
+    else if (key == "threads")
+      o.threads = number_value<int>(v, key);
+    else if (key == "thumbnails")
+      o.thumbnails = number_value<int>(v, key);
+    else if (key == "probe_folds")
+      o.probe_folds = number_value<int>(v, key);
+    else if (key == "probe_l2")
+      o.probe_l2 = number_value<double>(v, key);
+    else
+      fail("study config: unknown key '", key, "'");
+  }
+  return o;
+}
+
+nlohmann::json study_options_to_json(const StudyOptions& o) {
+  return {{"models", o.models},
+          {"images", o.images},
+          {"test", o.test},
+          {"labels", o.labels},
+          {"probe_labels", o.probe_labels},
+          {"val", o.val},
+          {"schemes", o.schemes},
+          {"arms", o.arms},
+          {"target", o.target},
+          {"placement", o.placement},
+          {"range", o.range},
+          {"out", o.out},
+          {"calib_n", o.calib_n},
+          {"seed", o.seed},
+          {"histogram_stride", o.histogram_stride},
+          {"test_n", o.test_n},
+          {"auto_n", o.auto_n},
+          {"bench_runs", o.bench_runs},
+          {"bench_warmup", o.bench_warmup},
+          {"threads", o.threads},
+          {"thumbnails", o.thumbnails},
+          {"probe_folds", o.probe_folds},
+          {"probe_l2", o.probe_l2}};
+}
+
+std::string study_placement(const StudyOptions& o) {
+  if (o.placement != "auto") return o.placement;
+  if (o.target == "qnn-htp") return "qnn";
+  if (o.target == "cpu" || o.target == "openvino") return "cpu";
+  return "ort";
+}
+
+void check_study_options(const StudyOptions& o) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  EDGEQ_CHECK(!o.models.empty(), "study: no model given (--models M1.onnx,M2.onnx)");
+  std::set<std::string> stems;
+  for (const std::string& m : o.models) {
+    EDGEQ_CHECK(fs::is_regular_file(m, ec), "--models: no such file: ", m);
+    EDGEQ_CHECK(stems.insert(fs::path(m).stem().string()).second,
+                "--models: two models are named '", fs::path(m).stem().string(),
+                "' (the study names models by file name)");
+  }
+  EDGEQ_CHECK(!o.images.empty() && fs::exists(o.images, ec), "--images: no such file or folder: '",
+              o.images, "'");
+  EDGEQ_CHECK(!o.test.empty() && fs::exists(o.test, ec), "--test: no such file or folder: '",
+              o.test, "'");
+  EDGEQ_CHECK(o.labels.empty() || fs::is_directory(o.labels, ec),
+              "--labels: no such folder: ", o.labels);
+  EDGEQ_CHECK(o.probe_labels.empty() || fs::is_regular_file(o.probe_labels, ec),
+              "--probe-labels: no such file: ", o.probe_labels);
+  EDGEQ_CHECK(o.val.empty() || fs::exists(o.val, ec), "--val: no such file or folder: ", o.val);
+  EDGEQ_CHECK(!o.out.empty(), "study: --out is required");
+  EDGEQ_CHECK(!o.schemes.empty(), "--schemes: no scheme given");
+  for (const std::string& s : o.schemes) parse_study_scheme(s);
+  EDGEQ_CHECK(!o.arms.empty(), "--arms: no arm given");
+  for (const std::string& a : o.arms) parse_arm(a);
+  const std::string p = study_placement(o);
+  EDGEQ_CHECK(p == "ort" || p == "qnn" || p == "cpu", "--placement: '", p,
+              "' is not one of auto, ort, qnn, cpu");
+  EDGEQ_CHECK(o.calib_n > 0, "--calib-n must be positive");
+  EDGEQ_CHECK(o.histogram_stride >= 1 && o.histogram_stride <= 1024,
+              "--histogram-stride must be in [1, 1024]");
+  EDGEQ_CHECK(o.bench_runs > 0 && o.bench_warmup >= 0, "--bench-runs must be positive");
+  EDGEQ_CHECK(o.auto_n > 0, "--auto-n must be positive");
+  EDGEQ_CHECK(o.test_n >= 0 && o.thumbnails >= 0, "--test-n / --thumbnails must be >= 0");
+  EDGEQ_CHECK(o.probe_folds >= 2, "--probe-folds must be at least 2");
+  EDGEQ_CHECK(o.probe_l2 > 0 && std::isfinite(o.probe_l2), "--probe-l2 must be positive");
+}
+
+}  // namespace edgeq

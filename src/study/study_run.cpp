@@ -1,0 +1,373 @@
+#include "study/study_run.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+
+#include "core/error.h"
+#include "core/file_io.h"
+#include "core/sha256.h"
+#include "eval/label_source.h"
+#include "ir/cut.h"
+#include "ir/onnx_io.h"
+#include "quant/calibration_images.h"
+#include "quant/calibration_run.h"
+#include "quant/finite_checks.h"
+#include "quant/image_inputs.h"
+#include "study/study_cache.h"
+#include "study/study_calibration.h"
+#include "study/study_probe.h"
+#include "study/study_progress.h"
+#include "study/study_report.h"
+#include "study/study_steps.h"
+#include "vision/image_io.h"
+
+namespace edgeq {
+namespace {
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// Bump when a step's result changes meaning, so old cache entries are not reused.
+const std::string kCacheVersion = "study-cache-1";
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+bool applicable(const StudyScheme& s, Arm arm, std::string* why) {
+  if (s.auto_percent > 0 && arm != Arm::kC) {
+    *why = "the mixed-precision search judges detections: arm C only";
+    return false;
+  }
+  return true;
+}
+
+// Everything one model's steps share: the model, its calibration, its arms.
+struct ModelState {
+  std::string name, path, sha;
+  std::optional<Graph> graph;  // loaded when a step needs it
+  std::string calib_key, stats_path;
+  std::optional<Stats> stats;  // calibration stats, loaded when a step needs them
+  const Graph& model() {
+    if (!graph) graph = load_onnx(path);
+    return *graph;
+  }
+  const Stats& all_stats() {
+    if (!stats) stats = load_stats(stats_path);
+    return *stats;
+  }
+};
+
+struct ArmState {
+  Arm arm;
+  std::string path, sha;
+  nlohmann::json cut;
+  std::optional<Graph> graph;
+  std::optional<Stats> stats;
+  const Graph& g() {
+    if (!graph) graph = load_onnx(path);
+    return *graph;
+  }
+  const Stats& arm_stats(ModelState& m) {
+    if (!stats) stats = stats_for_arm(m.all_stats(), g(), sha);
+    return *stats;
+  }
+};
+
+class StudyRunner {
+ public:
+  StudyRunner(const StudyOptions& o, std::ostream& log)
+      : o_(o), log_(log), cache_(o.out + "/cache") {}
+
+  StudyResult run();
+
+ private:
+  // Runs `compute` unless the cache has the step; prints the step's line.
+  nlohmann::json step(const std::string& what, const std::string& kind, const std::string& key,
+                      const std::string& artifact_ext,
+                      const std::function<nlohmann::json()>& compute) {
+    const auto t0 = Clock::now();
+    std::optional<nlohmann::json> cached = cache_.load(kind, key, artifact_ext);
+    nlohmann::json j;
+    if (cached) {
+      j = *cached;
+      ++result_.cached;
+    } else {
+      j = compute();
+      cache_.save(kind, key, j);
+    }
+    progress_->done(what, seconds_since(t0), cached.has_value());
+    return j;
+  }
+
+  std::vector<std::string> plan_kinds() const;
+  void calibrate(ModelState& m);
+  ArmState cut(ModelState& m, Arm arm);
+  void run_scheme(ModelState& m, ArmState& a, const StudyScheme& s, const nlohmann::json& fp32);
+
+  const StudyOptions& o_;
+  std::ostream& log_;
+  StudyCache cache_;
+  std::optional<StudyProgress> progress_;
+  StudyResult result_;
+  std::vector<std::string> calib_images_, test_images_;
+  std::string calib_sha_, test_sha_, labels_sha_, val_sha_, probe_sha_;
+  std::vector<StudyScheme> schemes_;
+  std::vector<Arm> arms_;
+  std::optional<ProbeLabels> probe_labels_;
+  nlohmann::json runs_ = nlohmann::json::array(), skipped_ = nlohmann::json::array();
+};
+
+std::vector<std::string> StudyRunner::plan_kinds() const {
+  std::vector<std::string> kinds;
+  for (size_t mi = 0; mi < o_.models.size(); ++mi) {
+    kinds.push_back("calibrate");
+    for (Arm arm : arms_) {
+      kinds.push_back("cut");
+      kinds.push_back("bench");
+      for (const StudyScheme& s : schemes_) {
+        std::string why;
+        if (!applicable(s, arm, &why)) continue;
+        kinds.push_back(s.auto_percent > 0 ? "quantize-auto" : "quantize");
+        kinds.push_back("compare");
+        kinds.push_back("doctor");
+        kinds.push_back("bench");
+        if (arm == Arm::kA && probe_labels_) kinds.push_back("probe");
+      }
+    }
+  }
+  return kinds;
+}
+
+void StudyRunner::calibrate(ModelState& m) {
+  m.calib_key =
+      cache_key({kCacheVersion, "calibrate", m.sha, calib_sha_, std::to_string(o_.calib_n),
+                 std::to_string(o_.seed), std::to_string(o_.histogram_stride)});
+  m.stats_path = cache_.path("calibrate", m.calib_key, ".cbor");
+  std::vector<CalibrationImage> images;
+  for (const std::string& p : calib_images_) images.push_back({p, ""});
+  step(m.name + " calibrate (" + std::to_string(images.size()) + " images)", "calibrate",
+       m.calib_key, ".cbor", [&] {
+         check_finite_weights(m.model(), m.path);
+         const Graph cm = calibration_model(m.model());
+         const int threads = o_.threads > 0 ? o_.threads : omp_get_max_threads();
+         CalibrationRunOptions opt;
+         opt.workers = std::max(1, std::min<int>({threads, 8, static_cast<int>(images.size())}));
+         opt.calibrator.executor.threads = 1;
+         opt.calibrator.histogram_stride = o_.histogram_stride;
+         CalibrationRun run = calibrate_image_files(
+             cm, sha256_hex(serialize_onnx(cm)), images, opt, nullptr,
+             [&](const std::string& why) { log_ << "skipping unreadable image: " << why << "\n"; });
+         save_stats(run.stats, m.stats_path);
+         return nlohmann::json{{"images", run.used},
+                               {"unreadable", run.unreadable},
+                               {"values", run.stats.values.size()},
+                               {"seconds", run.seconds}};
+       });
+}
+
+ArmState StudyRunner::cut(ModelState& m, Arm arm) {
+  ArmState a;
+  a.arm = arm;
+  const std::string key = cache_key({kCacheVersion, "cut", m.sha, arm_name(arm)});
+  a.path = cache_.path("cut", key, ".onnx");
+  a.cut = step(m.name + " arm " + arm_name(arm) + " cut", "cut", key, ".onnx", [&] {
+    CutSpec spec;
+    spec.arm = arm;
+    Graph g = cut_model(m.model(), spec);
+    const std::string bytes = serialize_onnx(g);
+    write_file_atomic(a.path, bytes);
+    nlohmann::json outs = nlohmann::json::array();
+    for (const auto& out : g.outputs) outs.push_back({{"name", out.name}, {"shape", out.shape}});
+    return nlohmann::json{{"sha256", sha256_hex(bytes)},
+                          {"nodes", g.nodes.size()},
+                          {"outputs", outs},
+                          {"weights_bytes", initializer_bytes(g)}};
+  });
+  a.sha = a.cut.at("sha256").get<std::string>();
+  return a;
+}
+
+void StudyRunner::run_scheme(ModelState& m, ArmState& a, const StudyScheme& s,
+                             const nlohmann::json& fp32_bench) {
+  const std::string label = m.name + " arm " + arm_name(a.arm) + " " + s.name;
+  const std::string placement = study_placement(o_);
+  const std::string qkey =
+      cache_key({kCacheVersion, "quantize", a.sha, m.calib_key, s.name, placement, o_.range,
+                 s.auto_percent > 0 ? val_sha_ + "/" + std::to_string(o_.auto_n) : ""});
+  const std::string qkind = s.auto_percent > 0 ? "quantize-auto" : "quantize";
+  const std::string qpath = cache_.path(qkind, qkey, ".onnx");
+  const nlohmann::json quant = step(label + " quantize", qkind, qkey, ".onnx", [&] {
+    std::vector<Tensor> val;
+    if (s.auto_percent > 0)
+      val = load_image_inputs(a.g(), o_.val.empty() ? o_.images : o_.val, o_.auto_n, "--val");
+    return quantize_step(a.g(), a.arm_stats(m), s, o_, val, qpath, log_);
+  });
+  const int keep = a.arm == Arm::kC ? o_.thumbnails : 0;
+  const nlohmann::json cmp = step(
+      label + " compare", "compare",
+      cache_key(
+          {kCacheVersion, "compare", a.sha, qkey, test_sha_, labels_sha_, std::to_string(keep)}),
+      "",
+      [&] { return compare_step(a.path, qpath, o_.test, o_.labels, o_.test_n, keep, o_.threads); });
+  const nlohmann::json doc =
+      step(label + " doctor", "doctor", cache_key({kCacheVersion, "doctor", qkey, o_.target}), "",
+           [&] { return doctor_step(qpath, a.arm_stats(m), o_.target); });
+  const ExecMode exec = s.base == "w8a8" ? ExecMode::kInt8 : ExecMode::kSimulate;
+  const nlohmann::json bench =
+      step(label + " latency", "bench",
+           cache_key({kCacheVersion, "bench", qkey, exec == ExecMode::kInt8 ? "int8" : "simulate",
+                      std::to_string(o_.bench_runs), std::to_string(o_.bench_warmup),
+                      std::to_string(o_.threads)}),
+           "", [&] { return bench_step(qpath, exec, o_.bench_runs, o_.bench_warmup, o_.threads); });
+
+  nlohmann::json run;
+  run["model"] = m.name;
+  run["arm"] = arm_name(a.arm);
+  run["scheme"] = s.name;
+  run["placement"] = quant.at("placement");
+  run["exec"] = bench.at("exec");
+  nlohmann::json metrics = {{"outputs", cmp.at("outputs")}};
+  if (cmp.contains("taps")) metrics["taps"] = cmp.at("taps");
+  if (cmp.contains("detections")) metrics["detections"] = cmp.at("detections");
+  if (cmp.contains("map")) metrics["map"] = cmp.at("map");
+  run["metrics"] = metrics;
+  run["latency_ms"] = {{"fp32", fp32_bench.at("median_ms")}, {"quantized", bench.at("median_ms")}};
+  run["latency"] = {{"fp32", fp32_bench}, {"quantized", bench}};
+  run["weights_bytes"] = {{"fp32", a.cut.at("weights_bytes")},
+                          {"quantized", quant.at("weights_bytes")}};
+  run["arena_bytes"] = {{"fp32", fp32_bench.at("arena_bytes")},
+                        {"quantized", bench.at("arena_bytes")}};
+  run["activations"] = quant.at("activations");
+  if (quant.contains("auto")) run["auto"] = quant.at("auto");
+  run["findings"] = doc.at("findings");
+  run["top_findings"] = doc.at("top");
+  if (cmp.contains("per_image")) {
+    nlohmann::json per = cmp.at("per_image");
+    for (auto& im : per) {
+      im["image"] = fs::path(im.at("path").get<std::string>()).filename().string();
+      im.erase("path");
+    }
+    run["per_image"] = per;
+  }
+  if (a.arm == Arm::kA && probe_labels_) {
+    run["probe"] = step(label + " probe", "probe",
+                        cache_key({kCacheVersion, "probe", a.sha, qkey, probe_sha_, test_sha_,
+                                   std::to_string(o_.probe_folds), std::to_string(o_.probe_l2)}),
+                        "", [&] {
+                          return probe_step(a.path, qpath, test_images_, *probe_labels_,
+                                            o_.probe_folds, o_.probe_l2, o_.threads);
+                        });
+  }
+  runs_.push_back(run);
+}
+
+StudyResult StudyRunner::run() {
+  const auto t0 = Clock::now();
+  check_study_options(o_);
+  for (const std::string& s : o_.schemes) schemes_.push_back(parse_study_scheme(s));
+  for (const std::string& a : o_.arms) arms_.push_back(parse_arm(a));
+  // Inputs, hashed: every step's key is built from these.
+  for (const CalibrationImage& im :
+       sample_calibration_images(list_calibration_images(o_.images), o_.calib_n, o_.seed))
+    calib_images_.push_back(im.path);
+  calib_sha_ = files_sha256(calib_images_);
+  test_images_ = expand_image_paths(o_.test);
+  if (o_.test_n > 0 && static_cast<int>(test_images_.size()) > o_.test_n)
+    test_images_.resize(o_.test_n);
+  test_sha_ = files_sha256(test_images_);
+  std::error_code ec;
+  const std::string test_root =
+      fs::is_directory(o_.test, ec) ? o_.test : fs::path(o_.test).parent_path().string();
+  const LabelSource labels = resolve_label_source(test_root, test_images_, o_.labels);
+  std::vector<std::string> label_parts{labels.enabled ? labels.description : "none"};
+  for (const std::string& f : labels.files)
+    label_parts.push_back(fs::is_regular_file(f, ec) ? file_sha256(f) : "-");
+  labels_sha_ = cache_key(label_parts);
+  if (std::any_of(schemes_.begin(), schemes_.end(),
+                  [](const StudyScheme& s) { return s.auto_percent > 0; })) {
+    std::vector<std::string> val;
+    for (const CalibrationImage& im : list_calibration_images(o_.val.empty() ? o_.images : o_.val))
+      val.push_back(im.path);
+    val_sha_ = files_sha256(val);
+  }
+  if (!o_.probe_labels.empty()) {
+    probe_labels_ = read_probe_labels(o_.probe_labels);
+    probe_sha_ = file_sha256(o_.probe_labels);
+  }
+  progress_.emplace(plan_kinds(), log_);
+
+  nlohmann::json models = nlohmann::json::array();
+  for (const std::string& path : o_.models) {
+    ModelState m;
+    m.path = path;
+    m.name = fs::path(path).stem().string();
+    m.sha = file_sha256(path);
+    calibrate(m);
+    models.push_back({{"name", m.name}, {"path", path}, {"sha256", m.sha}});
+    for (Arm arm : arms_) {
+      ArmState a = cut(m, arm);
+      const nlohmann::json fp32 =
+          step(m.name + " arm " + arm_name(arm) + " FP32 latency", "bench",
+               cache_key({kCacheVersion, "bench", a.sha, "simulate", std::to_string(o_.bench_runs),
+                          std::to_string(o_.bench_warmup), std::to_string(o_.threads)}),
+               "", [&] {
+                 return bench_step(a.path, ExecMode::kSimulate, o_.bench_runs, o_.bench_warmup,
+                                   o_.threads);
+               });
+      for (const StudyScheme& s : schemes_) {
+        std::string why;
+        if (!applicable(s, arm, &why)) {
+          skipped_.push_back(
+              {{"model", m.name}, {"arm", arm_name(arm)}, {"scheme", s.name}, {"reason", why}});
+          continue;
+        }
+        run_scheme(m, a, s, fp32);
+      }
+    }
+  }
+
+  for (size_t i = 0; i < test_images_.size() && static_cast<int>(i) < o_.thumbnails; ++i)
+    result_.thumbnails.push_back(make_thumbnail(test_images_[i]));
+  nlohmann::json test_list = nlohmann::json::array();
+  for (const std::string& p : test_images_) test_list.push_back(fs::path(p).filename().string());
+
+  nlohmann::json inputs = study_options_to_json(o_);
+  inputs["models"] = models;
+  inputs["placement_used"] = study_placement(o_);
+  inputs["calibration_images"] = {{"count", calib_images_.size()}, {"sha256", calib_sha_}};
+  inputs["test_images"] = {
+      {"count", test_images_.size()}, {"sha256", test_sha_}, {"names", test_list}};
+  inputs["labels_used"] = labels.enabled ? labels.description : "";
+  if (probe_labels_) inputs["probe_labels_sha256"] = probe_sha_;
+
+  result_.steps = progress_->total();
+  result_.seconds = seconds_since(t0);
+  result_.data = {
+      {"format", "edgeq-study"},
+      {"version", kStudyDataVersion},
+      {"inputs", inputs},
+      {"runs", runs_},
+      {"skipped", skipped_},
+      {"timing",
+       {{"seconds", result_.seconds}, {"steps", result_.steps}, {"cached_steps", result_.cached}}}};
+  return result_;
+}
+
+}  // namespace
+
+StudyResult run_study(const StudyOptions& o, std::ostream& log) {
+  return StudyRunner(o, log).run();
+}
+
+void write_study(const StudyOptions& o, const StudyResult& r) {
+  ensure_dir(o.out);
+  write_file_atomic(o.out + "/data.json", r.data.dump(1) + "\n");
+  write_file_atomic(o.out + "/index.html", study_report_html(r.data, r.thumbnails));
+}
+
+}  // namespace edgeq

@@ -1,0 +1,197 @@
+#include "study/study_steps.h"
+
+#include "analysis/decode_tail.h"
+#include "analysis/doctor.h"
+#include "analysis/mixed_search.h"
+#include "analysis/op_support.h"
+#include "core/error.h"
+#include "eval/compare.h"
+#include "ir/onnx_io.h"
+#include "quant/quantize_model.h"
+#include "runtime/latency.h"
+
+namespace edgeq {
+namespace {
+
+nlohmann::json loss_json(const DetectionLoss& m) {
+  return {{"loss", m.total()},
+          {"box_px", m.box_px},
+          {"kpt_px", m.kpt_px},
+          {"score", m.score},
+          {"flipped", m.flipped}};
+}
+
+nlohmann::json boxes_json(const std::vector<Detection>& dets) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const Detection& d : dets) a.push_back({d.box[0], d.box[1], d.box[2], d.box[3], d.score});
+  return a;
+}
+
+// "tap_avg4" -> 4 with avg = true; -1 for other names.
+int tap_layer(const std::string& name, bool* avg) {
+  for (const char* prefix : {"tap_avg", "tap_max"}) {
+    const std::string p = prefix;
+    if (name.rfind(p, 0) == 0 && name.size() > p.size()) {
+      *avg = p == "tap_avg";
+      try {
+        return std::stoi(name.substr(p.size()));
+      } catch (const std::exception&) {
+        return -1;
+      }
+    }
+  }
+  return -1;
+}
+
+nlohmann::json map_json(const TaskMetrics& t) {
+  nlohmann::json j = {{"box_map50", t.box.map50}, {"box_map50_95", t.box.map50_95}};
+  if (t.has_pose) j["pose_map50_95"] = t.pose.map50_95;
+  return j;
+}
+
+}  // namespace
+
+size_t initializer_bytes(const Graph& g) {
+  size_t b = 0;
+  for (const auto& [name, t] : g.initializers) b += t.nbytes();
+  return b;
+}
+
+nlohmann::json quantize_step(const Graph& arm, const Stats& arm_stats, const StudyScheme& scheme,
+                             const StudyOptions& o, const std::vector<Tensor>& val,
+                             const std::string& out_path, std::ostream& log) {
+  QuantConfig c = config_for_scheme(scheme.base);
+  c.range = o.range;
+  c.placement = parse_placement(study_placement(o));
+  QuantPlan plan = plan_for_stats(arm, arm_stats, c);
+  const std::set<std::string> tail = mark_decode_tail(arm, plan, c.activation_bits < 16, c);
+  nlohmann::json j;
+  if (scheme.auto_percent > 0) {
+    MixedSearchOptions mo;
+    mo.budget_percent = scheme.auto_percent;
+    mo.threads = o.threads;
+    mo.progress = [&log](const std::string& line) { log << "    " << line << "\n" << std::flush; };
+    MixedSearchResult r = search_mixed_precision(arm, arm_stats, c, val, mo);
+    c.a16.insert(r.a16.begin(), r.a16.end());
+    j["auto"] = {{"budget_percent", scheme.auto_percent},
+                 {"images", val.size()},
+                 {"chosen", r.a16.size()},
+                 {"values_16bit", r.values16},
+                 {"values", r.values},
+                 {"base", loss_json(r.base_metrics)},
+                 {"result", loss_json(r.metrics)}};
+  }
+  QdqModel q = quantize_model(arm, plan, arm_stats, c);
+  save_onnx(q.graph, out_path);
+  const QuantSummary s = summarize_encodings(q.encodings);
+  j["activations"] = {{"bits8", s.act8}, {"bits16", s.act16}, {"float", s.act_float}};
+  j["decode_tail"] = tail.size();
+  j["weights_bytes"] = initializer_bytes(q.graph);
+  j["placement"] = placement_name(c.placement);
+  return j;
+}
+
+nlohmann::json compare_step(const std::string& fp32_path, const std::string& q_path,
+                            const std::string& test, const std::string& labels, int test_n,
+                            int keep_detections, int threads) {
+  CompareOptions co;
+  co.ref_model = fp32_path;
+  co.test_model = q_path;
+  co.images = test;
+  co.labels = labels;
+  co.max_images = test_n;
+  co.threads = threads;
+  co.keep_detections = keep_detections;
+  const CompareReport rep = run_compare(co, nullptr);
+  nlohmann::json j;
+  j["images"] = rep.images;
+  j["outputs"] = nlohmann::json::array();
+  std::map<int, nlohmann::json> taps;
+  for (const OutputError& e : rep.outputs) {
+    j["outputs"].push_back({{"name", e.name},
+                            {"shape", e.shape},
+                            {"rel_l2", e.error.rel_l2},
+                            {"cosine", e.error.cosine},
+                            {"max_abs", e.error.max_abs}});
+    bool avg = false;
+    const int layer = tap_layer(e.name, &avg);
+    if (layer < 0) continue;
+    nlohmann::json& t = taps[layer];
+    t["layer"] = layer;
+    t[avg ? "avg" : "max"] = {{"rel_l2", e.error.rel_l2}, {"cosine", e.error.cosine}};
+  }
+  if (!taps.empty()) {
+    j["taps"] = nlohmann::json::array();
+    for (auto& [layer, t] : taps) j["taps"].push_back(t);
+  }
+  if (rep.has_detections) {
+    const DetectionDiff& d = rep.detections;
+    j["detections"] = {{"fp32", d.ref_count},
+                       {"quantized", d.test_count},
+                       {"matched", d.matched},
+                       {"match_rate", d.match_rate},
+                       {"extra", d.extra},
+                       {"missing", d.missing},
+                       {"box_px_mean", d.box_px.mean},
+                       {"box_px_p95", d.box_px.p95},
+                       {"kpt_px_mean", d.kpt_px.mean},
+                       {"score_abs_mean", d.score_abs.mean}};
+    if (!rep.pose) j["detections"].erase("kpt_px_mean");
+    if (rep.has_labels)
+      j["map"] = {{"labels", rep.labels_from},
+                  {"fp32", map_json(rep.ref_metrics)},
+                  {"quantized", map_json(rep.test_metrics)}};
+    j["per_image"] = nlohmann::json::array();
+    for (const ImageDetections& im : rep.per_image) {
+      nlohmann::json matches = nlohmann::json::array();
+      for (const auto& [r, t] : match_detections(im.ref, im.test)) matches.push_back({r, t});
+      j["per_image"].push_back({{"path", im.path},
+                                {"width", im.width},
+                                {"height", im.height},
+                                {"fp32", boxes_json(im.ref)},
+                                {"quantized", boxes_json(im.test)},
+                                {"matches", matches}});
+    }
+  }
+  return j;
+}
+
+nlohmann::json doctor_step(const std::string& q_path, const Stats& arm_stats,
+                           const std::string& target, size_t top) {
+  const Graph q = load_onnx(q_path);
+  const DoctorReport rep = run_doctor(q, nullptr, &arm_stats, load_target(target));
+  nlohmann::json counts = {{"error", 0}, {"warning", 0}, {"info", 0}};
+  nlohmann::json first = nlohmann::json::array();
+  for (const Finding& f : rep.findings) {
+    counts[severity_name(f.severity)] = counts[severity_name(f.severity)].get<int>() + 1;
+    if (first.size() < top)
+      first.push_back({{"severity", severity_name(f.severity)},
+                       {"kind", f.kind},
+                       {"value", f.value.empty() ? f.node : f.value},
+                       {"message", f.message}});
+  }
+  return {{"findings", counts}, {"top", first}};
+}
+
+nlohmann::json bench_step(const std::string& path, ExecMode exec, int runs, int warmup,
+                          int threads) {
+  Graph g = load_onnx(path);
+  const auto inputs = random_inputs(g);
+  ExecutorOptions eo;
+  eo.threads = threads;
+  eo.exec = exec;
+  Executor ex(std::move(g), eo);
+  const LatencyResult r = measure_latency(ex, inputs, runs, warmup);
+  return {{"exec", exec == ExecMode::kInt8 ? "int8" : "simulate"},
+          {"threads", ex.threads()},
+          {"runs", runs},
+          {"warmup", warmup},
+          {"median_ms", r.median_ms},
+          {"min_ms", r.min_ms},
+          {"p95_ms", r.p95_ms},
+          {"plan_ms", r.prepare_ms},
+          {"arena_bytes", ex.arena_bytes()},
+          {"executor_weight_bytes", ex.weight_bytes()}};
+}
+
+}  // namespace edgeq

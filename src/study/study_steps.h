@@ -1,0 +1,45 @@
+// The steps of one study run (model, arm, scheme), each a library call whose result is JSON for
+// the study's cache and data.json: quantize (with the mixed-precision search for w8a8-autoP),
+// compare against the arm's own FP32, doctor (findings counted by severity) and latency.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "ir/graph.h"
+#include "quant/stats.h"
+#include "runtime/executor.h"
+#include "study/study_options.h"
+
+namespace edgeq {
+
+// Bytes of the model's stored constants (initializers at their own types: int8 weights of a QDQ
+// model count one byte each, float ones four).
+size_t initializer_bytes(const Graph& g);
+
+// Quantizes `arm` as `edgeq quantize --scheme BASE --range R --placement P` would (W8A8 keeps a
+// decode tail at 16 bit), with the --auto search on `val` for w8a8-autoP; writes `out_path`.
+// Returns the encoding counts, weight bytes and the search's summary.
+nlohmann::json quantize_step(const Graph& arm, const Stats& arm_stats, const StudyScheme& scheme,
+                             const StudyOptions& o, const std::vector<Tensor>& val,
+                             const std::string& out_path, std::ostream& log);
+
+// compare's report as the study keeps it: per output rel_l2 / cosine / max_abs, per tap layer
+// (taps named tap_avgN / tap_maxN), detection consistency and mAP when the arm has a YOLO head,
+// and the detections of the first `keep_detections` images.
+nlohmann::json compare_step(const std::string& fp32_path, const std::string& q_path,
+                            const std::string& test, const std::string& labels, int test_n,
+                            int keep_detections, int threads);
+
+// doctor on the quantized arm with the arm's statistics: counts by severity and the most severe
+// findings (at most `top`).
+nlohmann::json doctor_step(const std::string& q_path, const Stats& arm_stats,
+                           const std::string& target, size_t top = 5);
+
+// Latency of the model on edgeq's executor (random inputs; runs after warm-up) and its memory.
+nlohmann::json bench_step(const std::string& path, ExecMode exec, int runs, int warmup,
+                          int threads);
+
+}  // namespace edgeq
