@@ -17,6 +17,7 @@ void register_all(CLI::App& app) {
   register_stats(app);
   register_quantize(app);
   register_augment(app);
+  register_ledger(app);
 }
 
 }  // namespace edgeq::cli

@@ -21,5 +21,6 @@ void register_calibrate(CLI::App& app);
 void register_stats(CLI::App& app);
 void register_quantize(CLI::App& app);
 void register_augment(CLI::App& app);
+void register_ledger(CLI::App& app);
 
 }  // namespace edgeq::cli
