@@ -73,9 +73,11 @@ void Ledger::check_is_ledger(Access access) {
 }
 
 void Ledger::create_schema() {
-  SqliteStatement wal(db_, "PRAGMA journal_mode = WAL");
-  EDGEQ_CHECK(wal.step() && wal.text(0) == "wal", "ledger ", path(),
-              ": cannot switch to WAL mode (journal mode '", wal.text(0), "')");
+  {  // finalized before the transaction: a statement in progress would block its COMMIT
+    SqliteStatement wal(db_, "PRAGMA journal_mode = WAL");
+    EDGEQ_CHECK(wal.step() && wal.text(0) == "wal", "ledger ", path(),
+                ": cannot switch to WAL mode (journal mode '", wal.text(0), "')");
+  }
   db_.exec("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON");
   SqliteTransaction tx(db_);
   db_.exec(

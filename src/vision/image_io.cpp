@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <opencv2/imgcodecs.hpp>
@@ -108,6 +109,10 @@ VideoFrameSource::VideoFrameSource(const std::string& path) : impl_(std::make_un
   EDGEQ_CHECK(fs::exists(path, ec), "video not found: ", path);
   EDGEQ_CHECK(!fs::is_directory(path, ec), "expected a video file, got a folder: ", path);
   impl_->path = path;
+  // OpenCV's FFmpeg backend prints decoder errors (a corrupt frame: "[mjpeg @ 0x...] No JPEG
+  // data found") on top of our one line per bad frame; quiet it unless the user chose a level.
+  // Read when the backend first loads, i.e. at the first open.
+  setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0);  // AV_LOG_QUIET
   bool opened = false;
   try {
     opened = impl_->cap.open(path);
