@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <opencv2/core/utils/logger.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/videoio.hpp>
 
@@ -114,10 +115,14 @@ VideoFrameSource::VideoFrameSource(const std::string& path) : impl_(std::make_un
   // Read when the backend first loads, i.e. at the first open.
   setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0);  // AV_LOG_QUIET
   bool opened = false;
+  // Each backend OpenCV tries on a file it cannot read (GStreamer after FFmpeg) logs warnings;
+  // the one line below says it. Silent while opening, the previous level afterwards.
+  const auto level = cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
   try {
     opened = impl_->cap.open(path);
   } catch (const cv::Exception&) {  // some backends throw on garbage
   }
+  cv::utils::logging::setLogLevel(level);
   EDGEQ_CHECK(opened, "cannot open video (unsupported or corrupt): ", path);
   impl_->declared = std::max(0L, static_cast<long>(impl_->cap.get(cv::CAP_PROP_FRAME_COUNT)));
 }
