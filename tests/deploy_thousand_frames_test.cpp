@@ -36,8 +36,9 @@ TEST(DeployThousandFrames, PipelineMatchesSerialAndMemoryStaysFlat) {
   const std::string v1000 = scene_video(d + "/1000.avi", 1000);
   const std::string v200 = scene_video(d + "/200.avi", 200);
   // A low threshold: the untrained zoo model is unsure of everything, and the comparison needs
-  // detections to compare.
-  const std::string common = "run --model " + q(model) + " --conf 0.05";
+  // detections to compare. One inference thread: on a busy 2-core machine a 2-thread OpenMP team
+  // per frame is several times slower than one thread.
+  const std::string common = "run --model " + q(model) + " --conf 0.05 --threads 1";
 
   auto s = test::run_cli(common + " --image " + q(v1000) + " --json " + q(d + "/serial.json"));
   ASSERT_EQ(s.exit_code, 0) << s.err;
