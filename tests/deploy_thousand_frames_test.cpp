@@ -72,8 +72,8 @@ TEST(DeployThousandFrames, PipelineMatchesSerialAndMemoryStaysFlat) {
   EXPECT_EQ(r1000["detections"], dets);
   const double rss1000 = r1000["peak_rss_bytes"].get<double>();
   const double rss200 = r200["peak_rss_bytes"].get<double>();
-  std::printf("peak RSS: %.1f MiB for 1000 frames, %.1f MiB for 200 (%+.1f%%)\n",
-              rss1000 / 1048576, rss200 / 1048576, 100 * (rss1000 - rss200) / rss200);
+  std::printf("peak RSS: %.1f MiB for 1000 frames, %.1f MiB for 200 (%+.1f%%)\n", rss1000 / 1048576,
+              rss200 / 1048576, 100 * (rss1000 - rss200) / rss200);
   EXPECT_LE(std::abs(rss1000 - rss200), 0.10 * rss200);
 }
 

@@ -223,7 +223,8 @@ TEST(Zoo, SmallerImageSizeKeepsTopologyAndWeights) {
   EXPECT_EQ(conv_parameters(small), conv_parameters(big));
   const Tensor& w0 = small.initializers.at("model.0.conv.weight");
   ASSERT_EQ(w0.shape(), big.initializers.at("model.0.conv.weight").shape());
-  EXPECT_EQ(std::memcmp(w0.raw(), big.initializers.at("model.0.conv.weight").raw(), w0.nbytes()), 0);
+  EXPECT_EQ(std::memcmp(w0.raw(), big.initializers.at("model.0.conv.weight").raw(), w0.nbytes()),
+            0);
   EXPECT_NE(small.metadata_value("imgsz"), std::nullopt);
   EXPECT_EQ(*small.metadata_value("imgsz"), "[160, 160]");
   Tensor gray(DType::kFloat32, {1, 3, 160, 160});
