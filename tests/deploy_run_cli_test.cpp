@@ -177,6 +177,8 @@ TEST(DeployRunCli, VideoThatCannotBeOpenedIsOneLineAndWritesNothing) {
   r = test::run_cli("run --model " + q(fx.model) + " --image " + q(d + "/none.avi") +
                     " --drop-late");
   EXPECT_NE(r.err.find("--drop-late need --pipeline"), std::string::npos) << r.err;
+  r = test::run_cli("run --model " + q(fx.model) + " --image " + q(d + "/none.avi") + " --queue 4");
+  EXPECT_NE(r.err.find("--queue and --drop-late need --pipeline"), std::string::npos) << r.err;
 }
 
 TEST(DeployRunCli, SigintStopsAndWritesWhatFinished) {

@@ -38,7 +38,7 @@ TEST(LedgerCli, EveryCommandAddsItsRun) {
   auto r = test::run_cli("calibrate --model " + q(model) + " --images " + q(images) + " --out " +
                          q(d + "/s.cbor") + led);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("ledger: recorded calibrate run 1 tagged 'zoo'"), std::string::npos)
+  EXPECT_NE(r.err.find("ledger: recorded run 1 (calibrate) tagged 'zoo'"), std::string::npos)
       << r.err;
   r = test::run_cli("quantize --model " + q(model) + " --stats " + q(d + "/s.cbor") +
                     " --scheme w8a16 --out " + q(d + "/q.onnx") + led);

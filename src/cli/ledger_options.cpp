@@ -77,7 +77,7 @@ void LedgerRecorder::record(const std::string& kind, const nlohmann::json& repor
   if (args_.command) e.options = command_options(*args_.command);
   e.report = report;
   const int64_t id = ledger_->record(e);
-  std::cerr << "ledger: recorded " << kind << " run " << id
+  std::cerr << "ledger: recorded run " << id << " (" << kind << ")"
             << (args_.tag.empty() ? "" : " tagged '" + args_.tag + "'") << " in " << args_.file
             << "\n";
 }

@@ -29,7 +29,7 @@ struct RunArgs {
   std::string model, image, json, draw, report;
   PostprocessOptions post;
   RunOptions run;
-  bool pipeline = false, drop_late = false;
+  bool pipeline = false, drop_late = false, queue_given = false;
   size_t queue = 4;
   LedgerArgs ledger;
 };
@@ -54,7 +54,7 @@ DetectorSpec detector_spec(const Graph& g) {
 }
 
 void run_run(const RunArgs& a) {
-  EDGEQ_CHECK(a.pipeline || (!a.drop_late && a.queue == 4),
+  EDGEQ_CHECK(a.pipeline || (!a.drop_late && !a.queue_given),
               "--queue and --drop-late need --pipeline");
   EDGEQ_CHECK(a.queue >= 1, "--queue must be at least 1");
   LedgerRecorder ledger(a.ledger);
@@ -137,7 +137,10 @@ void register_run(CLI::App& app) {
                   "write the timing report as JSON: per-stage and end-to-end P50 / P95 / max, "
                   "throughput, dropped and skipped frames, peak RSS");
   add_ledger_options(cmd, a->ledger);
-  cmd->callback([a] { run_run(*a); });
+  cmd->callback([a, cmd] {
+    a->queue_given = cmd->count("--queue") > 0;
+    run_run(*a);
+  });
 }
 
 }  // namespace edgeq::cli
