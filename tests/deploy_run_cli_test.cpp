@@ -1,8 +1,8 @@
 // `edgeq run` over a generated video through the program: the pipeline gives the serial run's
 // detections frame for frame and a timing report; a corrupt frame is skipped and counted; a video
 // that cannot be opened is one line with nothing written; Ctrl-C (SIGINT) stops the pipeline and
-// still writes the frames that finished. Real yolo11n-pose panning over the coco8-pose photos
-// when present, else the zoo model over synthetic scenes.
+// still writes the frames that finished; `scenes --video` writes the test video. Real yolo11n-pose
+// panning over the coco8-pose photos when present, else the zoo model over synthetic scenes.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -17,6 +17,7 @@
 #include "cli_util.h"
 #include "core/file_io.h"
 #include "test_util.h"
+#include "vision/image_io.h"
 #include "vision/scene_video.h"
 
 namespace edgeq {
@@ -179,6 +180,27 @@ TEST(DeployRunCli, VideoThatCannotBeOpenedIsOneLineAndWritesNothing) {
   EXPECT_NE(r.err.find("--drop-late need --pipeline"), std::string::npos) << r.err;
   r = test::run_cli("run --model " + q(fx.model) + " --image " + q(d + "/none.avi") + " --queue 4");
   EXPECT_NE(r.err.find("--queue and --drop-late need --pipeline"), std::string::npos) << r.err;
+}
+
+// `edgeq scenes --video`: the frames and size asked for, readable back; a bad size is one line.
+TEST(DeployRunCli, ScenesWritesATestVideo) {
+  const std::string d = test::temp_dir("deploy_scenes");
+  auto r = test::run_cli("scenes --video " + q(d + "/v.avi") + " --n 7 --size 320x240");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  VideoFrameSource src(d + "/v.avi");
+  Frame f;
+  int n = 0;
+  while (src.next(&f)) {
+    EXPECT_EQ(f.bgr.cols, 320);
+    EXPECT_EQ(f.bgr.rows, 240);
+    ++n;
+  }
+  EXPECT_EQ(n, 7);
+  r = test::run_cli("scenes --video " + q(d + "/w.avi") + " --size 320by240");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--size: expected WxH"), std::string::npos) << r.err;
+  EXPECT_EQ(count_of(r.err, "\n"), 1u) << r.err;
+  EXPECT_FALSE(fs::exists(d + "/w.avi"));
 }
 
 TEST(DeployRunCli, SigintStopsAndWritesWhatFinished) {
