@@ -213,6 +213,34 @@ TEST(Zoo, CliWritesAModelAndRejectsUnknownNames) {
       << bad.err;
 }
 
+// --imgsz: the same topology and conv weights (the class bias aside) on a smaller input, the
+// anchor count of that size ((160/8)^2 + (160/16)^2 + (160/32)^2 = 525), runnable; bad sizes fail.
+TEST(Zoo, SmallerImageSizeKeepsTopologyAndWeights) {
+  const Graph big = build_yolo11("yolo11n-pose"), small = build_yolo11("yolo11n-pose", 160);
+  EXPECT_EQ(small.inputs[0].shape, (std::vector<int64_t>{1, 3, 160, 160}));
+  EXPECT_EQ(small.outputs[0].shape, (std::vector<int64_t>{1, 56, 525}));
+  EXPECT_EQ(op_histogram(small), op_histogram(big));
+  EXPECT_EQ(conv_parameters(small), conv_parameters(big));
+  const Tensor& w0 = small.initializers.at("model.0.conv.weight");
+  ASSERT_EQ(w0.shape(), big.initializers.at("model.0.conv.weight").shape());
+  EXPECT_EQ(std::memcmp(w0.raw(), big.initializers.at("model.0.conv.weight").raw(), w0.nbytes()),
+            0);
+  EXPECT_NE(small.metadata_value("imgsz"), std::nullopt);
+  EXPECT_EQ(*small.metadata_value("imgsz"), "[160, 160]");
+  Tensor gray(DType::kFloat32, {1, 3, 160, 160});
+  std::fill(gray.data<float>(), gray.data<float>() + gray.numel(), 114.f / 255.f);
+  Tensor out = Executor(small).run({{"images", gray}}).at("output0");
+  EXPECT_EQ(out.shape(), (std::vector<int64_t>{1, 56, 525}));
+  for (int64_t bad : {0, 100, 2048}) {
+    try {
+      build_yolo11("yolo11n-pose", bad);
+      ADD_FAILURE() << "expected an error for " << bad;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("multiple of 32"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // Runs every zoo model on a blank gray frame and on real photos (or, without shared data, on a
 // deterministic noise image): outputs are finite and sensible, hidden activations stay in a
 // realistic range, and only a handful of anchors score above 0.25.

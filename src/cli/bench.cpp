@@ -12,9 +12,11 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/ledger_options.h"
 #include "cli/run_options.h"
 #include "core/file_io.h"
 #include "core/process_stats.h"
+#include "eval/summary.h"
 #include "ir/onnx_io.h"
 #include "runtime/executor.h"
 #include "runtime/latency.h"
@@ -27,6 +29,7 @@ struct BenchArgs {
   RunOptions run;
   int runs = 20, warmup = 3, workers = 1;
   bool profile = false;
+  LedgerArgs ledger;
 };
 
 // Time per op type, largest first, as a share of the summed step time.
@@ -93,6 +96,7 @@ double run_workers(const BenchArgs& a, const Graph& g, const std::map<std::strin
 void run_bench(const BenchArgs& a) {
   EDGEQ_CHECK(a.runs > 0, "--runs must be positive");
   EDGEQ_CHECK(a.workers >= 1, "--workers must be at least 1");
+  LedgerRecorder ledger(a.ledger);
   Graph g = load_onnx(a.model);
   const std::map<std::string, Tensor> inputs = random_inputs(g);
   if (a.workers > 1) {
@@ -105,13 +109,12 @@ void run_bench(const BenchArgs& a) {
                 a.workers, each, each == 1 ? "" : "s", a.runs, a.warmup);
     std::printf("throughput: %.2f ms per run (wall time / runs)\n", ms);
     std::printf("memory: peak RSS %.1f MiB\n", rss / 1048576.0);
-    if (!a.json.empty()) {
-      nlohmann::json j = {{"model", a.model},           {"workers", a.workers},
-                          {"threads_per_worker", each}, {"runs", a.runs},
-                          {"warmup", a.warmup},         {"throughput_ms_per_run", ms},
-                          {"peak_rss_bytes", rss}};
-      write_file_atomic(a.json, j.dump(2) + "\n");
-    }
+    const nlohmann::json j = {{"model", a.model},           {"workers", a.workers},
+                              {"threads_per_worker", each}, {"runs", a.runs},
+                              {"warmup", a.warmup},         {"throughput_ms_per_run", ms},
+                              {"peak_rss_bytes", rss}};
+    if (!a.json.empty()) write_file_atomic(a.json, j.dump(2) + "\n");
+    ledger.record("bench", j, a.model, a.json);
     return;
   }
   ExecutorOptions opt = a.run.executor();
@@ -130,24 +133,23 @@ void run_bench(const BenchArgs& a) {
               prepare_ms);
   std::printf("memory: peak RSS %.1f MiB, activation arena %.1f MiB, weights %.1f MiB\n",
               rss / 1048576.0, ex.arena_bytes() / 1048576.0, ex.weight_bytes() / 1048576.0);
-  if (!a.json.empty()) {
-    nlohmann::json j = {{"model", a.model},
-                        {"threads", ex.threads()},
-                        {"exec", a.run.exec},
-                        {"workers", 1},
-                        {"runs", a.runs},
-                        {"warmup", a.warmup},
-                        {"min_ms", mn},
-                        {"median_ms", med},
-                        {"p95_ms", p95},
-                        {"throughput_ms_per_run", mean},
-                        {"plan_ms", prepare_ms},
-                        {"peak_rss_bytes", rss},
-                        {"arena_bytes", ex.arena_bytes()},
-                        {"weight_bytes", ex.weight_bytes()},
-                        {"samples_ms", ms}};
-    write_file_atomic(a.json, j.dump(2) + "\n");
-  }
+  const nlohmann::json j = {{"model", a.model},
+                            {"threads", ex.threads()},
+                            {"exec", a.run.exec},
+                            {"workers", 1},
+                            {"runs", a.runs},
+                            {"warmup", a.warmup},
+                            {"min_ms", mn},
+                            {"median_ms", med},
+                            {"p95_ms", p95},
+                            {"throughput_ms_per_run", mean},
+                            {"plan_ms", prepare_ms},
+                            {"peak_rss_bytes", rss},
+                            {"arena_bytes", ex.arena_bytes()},
+                            {"weight_bytes", ex.weight_bytes()},
+                            {"samples_ms", ms}};
+  if (!a.json.empty()) write_file_atomic(a.json, j.dump(2) + "\n");
+  ledger.record("bench", j, a.model, a.json);
 }
 
 }  // namespace
@@ -165,6 +167,7 @@ void register_bench(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--json", a->json, "also write the numbers as JSON");
   cmd->add_flag("--profile", a->profile, "time each op type (adds a little overhead)");
+  add_ledger_options(cmd, a->ledger);
   cmd->callback([a] { run_bench(*a); });
 }
 

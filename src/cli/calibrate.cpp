@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/ledger_options.h"
 #include "cli/model_input.h"
 #include "core/error.h"
 #include "core/file_io.h"
@@ -27,6 +28,7 @@ struct CalibrateArgs {
   uint64_t seed = 0;
   int threads = 0, workers = 0;
   int histogram_stride = CalibratorOptions().histogram_stride;
+  LedgerArgs ledger;
 };
 
 // Workers (images at once), each running its forwards on one thread: oneDNN may sum a convolution
@@ -36,6 +38,7 @@ struct CalibrateArgs {
 constexpr int kMaxAutoWorkers = 8;
 
 void run_calibrate(const CalibrateArgs& a) {
+  LedgerRecorder ledger(a.ledger);
   const std::string bytes = read_file(a.model);
   Graph g = parse_onnx(bytes, a.model);
   image_input(g);  // a model without one image input fails before any image is read
@@ -79,21 +82,19 @@ void run_calibrate(const CalibrateArgs& a) {
       run.used, a.shard.c_str(), sample.size(), static_cast<unsigned long long>(a.seed),
       format_duration(run.seconds).c_str(), ms_per_image, workers, workers == 1 ? "" : "s",
       opt.calibrator.executor.threads, opt.calibrator.executor.threads == 1 ? "" : "s");
-  if (!a.json.empty()) {
-    nlohmann::json j = {{"model", a.model},
-                        {"images", run.used},
-                        {"unreadable", run.unreadable},
-                        {"workers", workers},
-                        {"threads_per_worker", opt.calibrator.executor.threads},
-                        {"histogram_stride", a.histogram_stride},
-                        {"seconds", run.seconds},
-                        {"ms_per_image", ms_per_image},
-                        {"values", stats.values.size()},
-                        {"values_read", run.observed.size()},
-                        {"values_derived", run.derived.size()},
-                        {"peak_rss_bytes", peak_rss_bytes()}};
-    write_file_atomic(a.json, j.dump(2) + "\n");
-  }
+  const nlohmann::json report = {{"model", a.model},
+                                 {"images", run.used},
+                                 {"unreadable", run.unreadable},
+                                 {"workers", workers},
+                                 {"threads_per_worker", opt.calibrator.executor.threads},
+                                 {"histogram_stride", a.histogram_stride},
+                                 {"seconds", run.seconds},
+                                 {"ms_per_image", ms_per_image},
+                                 {"values", stats.values.size()},
+                                 {"values_read", run.observed.size()},
+                                 {"values_derived", run.derived.size()},
+                                 {"peak_rss_bytes", peak_rss_bytes()}};
+  if (!a.json.empty()) write_file_atomic(a.json, report.dump(2) + "\n");
   std::printf(
       "%zu values: %zu read, %zu derived from their inputs; histograms bin %s; peak RSS "
       "%.1f MiB\nwrote %s\n",
@@ -103,6 +104,7 @@ void run_calibrate(const CalibrateArgs& a) {
                                    .c_str()
                              : "every value",
       peak_rss_bytes() / 1048576.0, a.out.c_str());
+  ledger.record("calibrate", report, a.model, a.out);
 }
 
 }  // namespace
@@ -134,6 +136,7 @@ void register_calibrate(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--out", a->out, "stats file to write (CBOR; .json for JSON)")->required();
   cmd->add_option("--json", a->json, "also write timings and counts as JSON");
+  add_ledger_options(cmd, a->ledger);
   cmd->callback([a] { run_calibrate(*a); });
 }
 

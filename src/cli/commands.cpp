@@ -19,6 +19,7 @@ void register_all(CLI::App& app) {
   register_augment(app);
   register_study(app);
   register_probe(app);
+  register_ledger(app);
 }
 
 }  // namespace edgeq::cli

@@ -23,5 +23,6 @@ void register_quantize(CLI::App& app);
 void register_augment(CLI::App& app);
 void register_study(CLI::App& app);
 void register_probe(CLI::App& app);
+void register_ledger(CLI::App& app);
 
 }  // namespace edgeq::cli

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/ledger_options.h"
 #include "core/file_io.h"
 #include "eval/compare_report.h"
 
@@ -15,6 +16,7 @@ void register_compare(CLI::App& app) {
   auto a = std::make_shared<CompareOptions>();
   auto json = std::make_shared<std::string>();
   auto quiet = std::make_shared<bool>(false);
+  auto ledger = std::make_shared<LedgerArgs>();
   auto* cmd = app.add_subcommand(
       "compare", "Compare a test model (e.g. quantized) with its reference on the same images");
   cmd->add_option("--ref", a->ref_model, "reference ONNX model (FP32)")->required();
@@ -41,11 +43,15 @@ void register_compare(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--json", *json, "write the report as JSON");
   cmd->add_flag("--quiet", *quiet, "no per-image progress on stderr");
-  cmd->callback([a, json, quiet, exec] {
+  add_ledger_options(cmd, *ledger);
+  cmd->callback([a, json, quiet, exec, ledger] {
     a->exec = parse_exec_mode(*exec);
+    LedgerRecorder recorder(*ledger);
     CompareReport rep = run_compare(*a, *quiet ? nullptr : &std::cerr);
     print_compare_report(rep, std::cout);
-    if (!json->empty()) write_file_atomic(*json, compare_report_json(rep).dump(2) + "\n");
+    const nlohmann::json report = compare_report_json(rep);
+    if (!json->empty()) write_file_atomic(*json, report.dump(2) + "\n");
+    recorder.record("compare", report, a->test_model, *json);
   });
 }
 

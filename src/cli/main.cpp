@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/ledger_options.h"
 #include "core/error.h"
 
 namespace {
@@ -25,6 +26,7 @@ void choose_omp_wait_policy(char** argv) {
 
 int main(int argc, char** argv) {
   choose_omp_wait_policy(argv);
+  edgeq::cli::set_command_line(argc, argv);
   CLI::App app{
       "edgeq: quantize YOLO11 models for edge NPUs and CPUs, and prove they are still right"};
   app.require_subcommand(1);

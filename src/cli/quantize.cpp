@@ -9,6 +9,7 @@
 #include "analysis/decode_tail.h"
 #include "analysis/mixed_set.h"
 #include "cli/commands.h"
+#include "cli/ledger_options.h"
 #include "cli/quantize_auto.h"
 #include "cli/repair_options.h"
 #include "core/error.h"
@@ -30,6 +31,7 @@ struct QuantizeArgs {
   int threads = 0;
   AutoArgs search;
   RepairOptions repair;
+  LedgerArgs ledger;
 };
 
 std::vector<std::string> split_names(const std::string& s) {
@@ -43,6 +45,7 @@ std::vector<std::string> split_names(const std::string& s) {
 
 void run_quantize(const QuantizeArgs& a) {
   check_repair_options(a.repair);
+  LedgerRecorder ledger(a.ledger);
   const std::string bytes = read_file(a.model);
   Graph g = parse_onnx(bytes, a.model);
   Stats stats = load_stats(a.stats);
@@ -118,6 +121,18 @@ void run_quantize(const QuantizeArgs& a) {
   std::printf("wrote %s\n", a.out.c_str());
   if (!a.encodings.empty())
     std::printf("wrote %s (encodings %s)\n", a.encodings.c_str(), a.encodings_format.c_str());
+  const nlohmann::json report = {{"scheme", a.scheme},
+                                 {"range", c.range},
+                                 {"placement", a.placement},
+                                 {"activations_8bit", s.act8},
+                                 {"activations_16bit", s.act16},
+                                 {"activations_other", s.act_other},
+                                 {"activations_float", s.act_float},
+                                 {"weights_per_channel", s.weights_per_channel},
+                                 {"params_per_tensor", s.params_per_tensor},
+                                 {"decode_tail_values", tail.size()},
+                                 {"decode_tail_8bit", tail8}};
+  ledger.record("quantize", report, a.model, a.out);
 }
 
 }  // namespace
@@ -164,6 +179,7 @@ void register_quantize(CLI::App& app) {
   cmd->add_option("--threads", a->threads, "threads for weight repair and --auto (0: all cores)");
   add_auto_options(cmd, a->search);
   add_repair_options(cmd, a->repair);
+  add_ledger_options(cmd, a->ledger);
   cmd->callback([a] {
     a->search.images = a->repair.images = a->images;
     a->search.threads = a->repair.threads = a->threads;

@@ -1,39 +1,38 @@
 // edgeq run: detect (and for pose models, find keypoints) on images, a folder or a video:
-// letterbox -> Executor (fp32) -> decode + NMS -> original-image coordinates. Prints one line per
-// image; optionally writes detections JSON and drawn images.
-#include <algorithm>
-#include <chrono>
-#include <filesystem>
-#include <iomanip>
+// letterbox -> Executor -> decode + NMS -> original-image coordinates. Prints one line per frame
+// and a latency summary; optionally writes detections JSON, drawn images and a timing report.
+// Serially by default; --pipeline overlaps read, inference and post in three threads
+// (deploy/pipeline.h). Both run the same per-frame stages (deploy/detector.h).
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/ledger_options.h"
 #include "cli/model_input.h"
 #include "cli/run_options.h"
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/interrupt.h"
+#include "core/process_stats.h"
+#include "deploy/detector.h"
+#include "deploy/frame_outputs.h"
+#include "deploy/pipeline.h"
+#include "deploy/run_report.h"
+#include "deploy/serial_run.h"
 #include "ir/onnx_io.h"
 #include "runtime/executor.h"
-#include "vision/detections_json.h"
-#include "vision/draw.h"
 #include "vision/image_io.h"
-#include "vision/letterbox.h"
-#include "vision/postprocess.h"
 
 namespace edgeq::cli {
 namespace {
-namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 
 struct RunArgs {
-  std::string model, image, json, draw;
+  std::string model, image, json, draw, report;
   PostprocessOptions post;
   RunOptions run;
+  bool pipeline = false, drop_late = false, queue_given = false;
+  size_t queue = 4;
+  LedgerArgs ledger;
 };
-
-double ms_since(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
 
 std::string output_name(const Graph& g) {
   EDGEQ_CHECK(!g.outputs.empty(), "model has no outputs");
@@ -42,76 +41,68 @@ std::string output_name(const Graph& g) {
   return g.outputs[0].name;
 }
 
-// Where the drawing of `frame` goes: the --draw file for a single image, else a file in the
-// --draw folder named after the image (its path below the input folder) or the video frame.
-std::string draw_path(const RunArgs& a, bool single_file, const std::string& frame_name) {
-  if (single_file && is_image_path(a.draw)) return a.draw;
-  fs::path out = fs::path(a.draw) / frame_output_name(a.image, frame_name);
-  ensure_dir(out.parent_path().string());
-  return out.string();
+DetectorSpec detector_spec(const Graph& g) {
+  DetectorSpec spec;
+  const ValueInfo in = image_input(g);
+  spec.input = in.name;
+  spec.input_h = in.shape[2] > 0 ? static_cast<int>(in.shape[2]) : 640;
+  spec.input_w = in.shape[3] > 0 ? static_cast<int>(in.shape[3]) : 640;
+  spec.output = output_name(g);
+  spec.kpt_shape = g.metadata_value("kpt_shape");
+  spec.names = g.metadata_value("names");
+  return spec;
 }
 
 void run_run(const RunArgs& a) {
+  EDGEQ_CHECK(a.pipeline || (!a.drop_late && !a.queue_given),
+              "--queue and --drop-late need --pipeline");
+  EDGEQ_CHECK(a.queue >= 1, "--queue must be at least 1");
+  LedgerRecorder ledger(a.ledger);
   std::unique_ptr<FrameSource> frames = open_frames(a.image);  // fails fast on a bad --image
-  std::error_code ec;
-  const bool single_file = !fs::is_directory(a.image, ec) && !is_video_path(a.image);
-  if (!a.draw.empty() && !single_file)
-    EDGEQ_CHECK(!is_image_path(a.draw),
-                "--draw must be a folder when --image is a folder or video: ", a.draw);
+  FrameOutputs outputs({a.image, a.json, a.draw, &std::cout});
 
   Graph g = load_onnx(a.model);
-  const ValueInfo in = image_input(g);
-  const int in_h = in.shape[2] > 0 ? static_cast<int>(in.shape[2]) : 640;
-  const int in_w = in.shape[3] > 0 ? static_cast<int>(in.shape[3]) : 640;
-  const std::string out_name = output_name(g);
-  const auto kpt_shape = g.metadata_value("kpt_shape");
-  const auto names = g.metadata_value("names");
-
+  DetectorSpec spec = detector_spec(g);
   Executor ex(std::move(g), a.run.executor());
-  print_notices(ex);
+  print_notices(ex);  // plans the executor
+  Detector detector(ex, std::move(spec), a.post);
 
-  nlohmann::json results = nlohmann::json::array();
-  std::vector<double> infer_ms;
-  size_t total = 0;
-  Frame f;
-  std::optional<YoloLayout> layout;
-  while (frames->next(&f)) {
-    auto t0 = Clock::now();
-    LetterboxInfo lb;
-    Tensor x = preprocess_image(f.bgr, in_h, in_w, &lb);
-    const double pre = ms_since(t0);
-    auto t1 = Clock::now();
-    auto outputs = ex.run({{in.name, x}});
-    const double inf = ms_since(t1);
-    const Tensor& y = outputs.at(out_name);
-    if (!layout) layout = resolve_yolo_layout(y.shape(), kpt_shape, names);
-    auto t2 = Clock::now();
-    std::vector<Detection> dets = postprocess(y, lb, a.post, *layout);
-    const double post = ms_since(t2);
-    infer_ms.push_back(inf);
-    total += dets.size();
+  FrameStages stages;
+  stages.read = [&](FrameWork& w) {
+    if (!frames->next(&w.frame)) return false;
+    detector.letterbox(w);
+    return true;
+  };
+  stages.infer = [&](FrameWork& w) { detector.infer(w); };
+  stages.post = [&](FrameWork& w) {
+    detector.decode(w);
+    outputs.write(w, detector.layout());
+  };
 
-    std::cout << f.name << ": " << dets.size()
-              << (layout->is_pose() ? (dets.size() == 1 ? " person" : " people") : " detections")
-              << std::fixed << std::setprecision(1) << " | pre " << pre << " ms, infer " << inf
-              << " ms, post " << post << " ms" << std::defaultfloat << "\n";
-    if (!a.json.empty()) results.push_back(detections_to_json(f.name, dets));
-    if (!a.draw.empty()) {
-      cv::Mat canvas = f.bgr.clone();
-      draw_detections(canvas, dets, &*layout);
-      write_image_atomic(draw_path(a, single_file, f.name), canvas);
-    }
-  }
-  EDGEQ_CHECK(!infer_ms.empty(), "no readable images in ", a.image);
+  InterruptScope interrupt;
+  RunReport rep;
+  rep.model = a.model;
+  rep.source = a.image;
+  rep.pipeline = a.pipeline;
+  rep.queue = a.queue;
+  rep.drop_late = a.drop_late;
+  rep.infer_threads = ex.threads();
+  rep.stats = a.pipeline ? run_pipelined(stages, {a.queue, a.drop_late}, &interrupt.flag())
+                         : run_serial(stages, &interrupt.flag());
+  rep.detections = outputs.detections();
+  rep.skipped = frames->skipped();
+  rep.peak_rss_bytes = peak_rss_bytes();
+  EDGEQ_CHECK(rep.stats.timings.frames() > 0 || rep.stats.interrupted,
+              is_video_path(a.image) ? "no readable frames in video " : "no readable images in ",
+              a.image);
 
-  if (!a.json.empty()) {
-    const nlohmann::json doc = single_file ? results[0] : results;
-    write_file_atomic(a.json, doc.dump() + "\n");
-  }
-  std::sort(infer_ms.begin(), infer_ms.end());
-  std::cout << infer_ms.size() << " image(s), " << total << " detection(s); inference min "
-            << std::fixed << std::setprecision(1) << infer_ms.front() << " ms, median "
-            << infer_ms[infer_ms.size() / 2] << " ms (" << ex.threads() << " threads)\n";
+  outputs.finish();
+  const nlohmann::json report = run_report_json(rep);
+  if (!a.report.empty()) write_file_atomic(a.report, report.dump(2) + "\n");
+  print_run_summary(rep, std::cout);
+  std::cout << std::flush;
+  if (rep.stats.interrupted) throw CLI::RuntimeError(130);  // what finished is written
+  ledger.record("run", report, a.model, a.json);
 }
 
 }  // namespace
@@ -135,7 +126,21 @@ void register_run(CLI::App& app) {
   cmd->add_option("--json", a->json,
                   "write detections JSON (one object for an image file, an array otherwise)");
   cmd->add_option("--draw", a->draw, "write drawn image(s): a file for one image, else a folder");
-  cmd->callback([a] { run_run(*a); });
+  cmd->add_flag("--pipeline", a->pipeline,
+                "overlap read + letterbox, inference and decode + outputs in three threads "
+                "(inference gets --threads, the others one thread each)");
+  cmd->add_option("--queue", a->queue, "frames each pipeline queue holds")->capture_default_str();
+  cmd->add_flag("--drop-late", a->drop_late,
+                "live sources: when inference falls behind, drop the oldest waiting frame "
+                "instead of making the reader wait");
+  cmd->add_option("--report", a->report,
+                  "write the timing report as JSON: per-stage and end-to-end P50 / P95 / max, "
+                  "throughput, dropped and skipped frames, peak RSS");
+  add_ledger_options(cmd, a->ledger);
+  cmd->callback([a, cmd] {
+    a->queue_given = cmd->count("--queue") > 0;
+    run_run(*a);
+  });
 }
 
 }  // namespace edgeq::cli

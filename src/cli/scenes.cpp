@@ -1,24 +1,45 @@
-// edgeq scenes: write deterministic synthetic images (for demos and calibration smoke runs).
+// edgeq scenes: write deterministic synthetic images, or a test video (for demos, calibration
+// smoke runs and the deploy pipeline's benchmark).
 #include <iostream>
 
 #include "cli/commands.h"
+#include "core/error.h"
+#include "vision/scene_video.h"
 #include "vision/synthetic_scenes.h"
 
 namespace edgeq::cli {
 
 void register_scenes(CLI::App& app) {
   struct Args {
-    std::string out;
+    std::string out, video, size = "640x480";
     int n = 8;
     uint32_t seed = 0;
+    SceneVideoOptions v;
   };
   auto a = std::make_shared<Args>();
-  auto* cmd =
-      app.add_subcommand("scenes", "Write synthetic test images (stick figures on streets)");
-  cmd->add_option("--out", a->out, "folder to write into")->required();
-  cmd->add_option("--n", a->n, "number of images")->capture_default_str();
+  auto* cmd = app.add_subcommand(
+      "scenes", "Write synthetic test images (stick figures on streets) or a test video");
+  cmd->add_option("--out", a->out, "folder to write images into");
+  cmd->add_option("--n", a->n, "number of images, or of frames with --video")
+      ->capture_default_str();
   cmd->add_option("--seed", a->seed, "seed")->capture_default_str();
+  cmd->add_option("--video", a->video,
+                  "write an MJPG .avi instead: frames panning over 8 synthetic scenes (or the "
+                  "photos of --images), 30 frames each");
+  cmd->add_option("--images", a->v.images, "with --video: a folder of photos to pan over");
+  cmd->add_option("--size", a->size, "with --video: WxH")->capture_default_str();
+  cmd->add_option("--fps", a->v.fps, "with --video: frames per second")->capture_default_str();
   cmd->callback([a] {
+    EDGEQ_CHECK(a->out.empty() != a->video.empty(), "give either --out DIR or --video FILE.avi");
+    if (!a->video.empty()) {
+      EDGEQ_CHECK(std::sscanf(a->size.c_str(), "%dx%d", &a->v.width, &a->v.height) == 2,
+                  "--size: expected WxH, got '", a->size, "'");
+      a->v.frames = a->n;
+      a->v.seed = a->seed;
+      write_scene_video(a->video, a->v);
+      std::cout << "wrote " << a->n << " frames (" << a->size << ") to " << a->video << "\n";
+      return;
+    }
     auto paths = write_synthetic_scenes(a->out, a->n, a->seed);
     std::cout << "wrote " << paths.size() << " images to " << a->out << "\n";
   });

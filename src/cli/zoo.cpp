@@ -11,10 +11,11 @@ namespace {
 
 struct ZooArgs {
   std::string name, out;
+  int64_t imgsz = 640;
 };
 
 void run_zoo(const ZooArgs& a) {
-  Graph g = build_yolo11(a.name);  // throws, listing the valid names, for an unknown one
+  Graph g = build_yolo11(a.name, a.imgsz);  // throws, listing the valid names, for an unknown one
   save_onnx(g, a.out);
   int64_t params = 0;
   for (const auto& kv : g.initializers)
@@ -34,6 +35,9 @@ void register_zoo(CLI::App& app) {
       "zoo", "Write a synthetic YOLO11 model (official topology, untrained weights) as ONNX");
   cmd->add_option("name", a->name, "model: " + names)->required();
   cmd->add_option("-o,--output", a->out, "ONNX file to write")->required();
+  cmd->add_option("--imgsz", a->imgsz,
+                  "input size (a multiple of 32; smaller runs faster, same conv weights)")
+      ->capture_default_str();
   cmd->callback([a] { run_zoo(*a); });
 }
 

@@ -4,7 +4,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "core/error.h"
@@ -23,23 +22,9 @@ std::string read_file(const std::string& path) {
 }
 
 void write_file_atomic(const std::string& path, const std::string& bytes) {
-  std::filesystem::path p(path);
-  if (p.has_parent_path()) ensure_dir(p.parent_path().string());
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) fail("cannot write ", tmp);
-    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    f.flush();
-    if (!f) {
-      std::remove(tmp.c_str());
-      fail("failed writing ", path, " (disk full?)");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    fail("cannot rename ", tmp, " to ", path);
-  }
+  AtomicFile f(path);
+  f.write(bytes);
+  f.commit();
 }
 
 void ensure_dir(const std::string& path) {
@@ -47,6 +32,35 @@ void ensure_dir(const std::string& path) {
   std::error_code ec;
   std::filesystem::create_directories(path, ec);
   if (ec) fail("cannot create directory ", path, ": ", ec.message());
+}
+
+AtomicFile::AtomicFile(std::string path)
+    : path_(std::move(path)), tmp_(path_ + ".tmp." + std::to_string(::getpid())) {
+  std::filesystem::path p(path_);
+  if (p.has_parent_path()) ensure_dir(p.parent_path().string());
+  out_.open(tmp_, std::ios::binary | std::ios::trunc);
+  if (!out_) fail("cannot write ", tmp_);
+}
+
+AtomicFile::~AtomicFile() {
+  if (committed_) return;
+  out_.close();
+  std::remove(tmp_.c_str());
+}
+
+void AtomicFile::write(const std::string& bytes) {
+  EDGEQ_CHECK(!committed_, "internal: write after commit to ", path_);
+  out_.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out_) fail("failed writing ", path_, " (disk full?)");
+}
+
+void AtomicFile::commit() {
+  EDGEQ_CHECK(!committed_, "internal: ", path_, " committed twice");
+  out_.flush();
+  if (!out_) fail("failed writing ", path_, " (disk full?)");
+  out_.close();
+  if (std::rename(tmp_.c_str(), path_.c_str()) != 0) fail("cannot rename ", tmp_, " to ", path_);
+  committed_ = true;
 }
 
 }  // namespace edgeq

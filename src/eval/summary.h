@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/percentile.h"
+
 namespace edgeq {
 
 struct Summary {
@@ -12,9 +14,6 @@ struct Summary {
   double max = 0;
 };
 
-// Percentile q in [0, 100] with linear interpolation between order statistics (numpy.percentile
-// default). 0 for an empty sample.
-double percentile(std::vector<double> values, double q);
 Summary summarize(const std::vector<double>& values);
 
 }  // namespace edgeq

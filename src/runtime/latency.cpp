@@ -5,6 +5,7 @@
 #include <random>
 
 #include "core/error.h"
+#include "core/percentile.h"
 
 namespace edgeq {
 namespace {
@@ -28,15 +29,6 @@ std::map<std::string, Tensor> random_inputs(const Graph& g) {
   return inputs;
 }
 
-double latency_percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  double pos = q * (v.size() - 1);
-  size_t lo = static_cast<size_t>(pos);
-  size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (pos - lo);
-}
-
 LatencyResult measure_latency(Executor& ex, const std::map<std::string, Tensor>& inputs, int runs,
                               int warmup) {
   EDGEQ_CHECK(runs > 0, "latency: runs must be positive");
@@ -51,8 +43,8 @@ LatencyResult measure_latency(Executor& ex, const std::map<std::string, Tensor>&
     r.samples_ms.push_back(ms_since(s));
   }
   r.min_ms = *std::min_element(r.samples_ms.begin(), r.samples_ms.end());
-  r.median_ms = latency_percentile(r.samples_ms, 0.5);
-  r.p95_ms = latency_percentile(r.samples_ms, 0.95);
+  r.median_ms = percentile(r.samples_ms, 50);
+  r.p95_ms = percentile(r.samples_ms, 95);
   for (double v : r.samples_ms) r.mean_ms += v / r.samples_ms.size();
   return r;
 }

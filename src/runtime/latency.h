@@ -20,9 +20,6 @@ struct LatencyResult {
 // One tensor per graph input: float32 inputs uniform in [0, 1) from a fixed seed, others zero.
 std::map<std::string, Tensor> random_inputs(const Graph& g);
 
-// Linear interpolation between order statistics (q in [0, 1]); 0 for an empty sample.
-double latency_percentile(std::vector<double> v, double q);
-
 // Plans `ex` (timed), runs it `warmup` times, then `runs` timed runs on `inputs`.
 LatencyResult measure_latency(Executor& ex, const std::map<std::string, Tensor>& inputs, int runs,
                               int warmup);

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <opencv2/core/utils/logger.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/videoio.hpp>
 
@@ -98,24 +100,59 @@ bool ImageFrameSource::next(Frame* frame) {
 struct VideoFrameSource::Impl {
   std::string path;
   cv::VideoCapture cap;
-  long index = 0;
+  long index = 0;     // of the next frame in the file
+  long declared = 0;  // frames the container declares; 0 when unknown
+  int skipped = 0;
 };
 
 VideoFrameSource::VideoFrameSource(const std::string& path) : impl_(std::make_unique<Impl>()) {
   std::error_code ec;
   EDGEQ_CHECK(fs::exists(path, ec), "video not found: ", path);
+  EDGEQ_CHECK(!fs::is_directory(path, ec), "expected a video file, got a folder: ", path);
   impl_->path = path;
-  EDGEQ_CHECK(impl_->cap.open(path), "cannot open video (unsupported or corrupt): ", path);
+  // OpenCV's FFmpeg backend prints decoder errors (a corrupt frame: "[mjpeg @ 0x...] No JPEG
+  // data found") on top of our one line per bad frame; quiet it unless the user chose a level.
+  // Read when the backend first loads, i.e. at the first open.
+  setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0);  // AV_LOG_QUIET
+  bool opened = false;
+  // Each backend OpenCV tries on a file it cannot read (GStreamer after FFmpeg) logs warnings;
+  // the one line below says it. Silent while opening, the previous level afterwards.
+  const auto level = cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
+  try {
+    opened = impl_->cap.open(path);
+  } catch (const cv::Exception&) {  // some backends throw on garbage
+  }
+  cv::utils::logging::setLogLevel(level);
+  EDGEQ_CHECK(opened, "cannot open video (unsupported or corrupt): ", path);
+  impl_->declared = std::max(0L, static_cast<long>(impl_->cap.get(cv::CAP_PROP_FRAME_COUNT)));
 }
 
 VideoFrameSource::~VideoFrameSource() = default;
 
 bool VideoFrameSource::next(Frame* frame) {
-  cv::Mat img;
-  if (!impl_->cap.read(img) || img.empty()) return false;
-  frame->bgr = img;
-  frame->name = impl_->path + "#" + std::to_string(impl_->index++);
-  return true;
+  Impl& v = *impl_;
+  for (;;) {
+    cv::Mat img;
+    if (v.cap.grab() && v.cap.retrieve(img) && !img.empty()) {
+      frame->bgr = img;
+      frame->name = v.path + "#" + std::to_string(v.index++);
+      return true;
+    }
+    // A frame that fails before the declared end is corrupt: skip it. Past that, the end.
+    if (v.index >= v.declared) return false;
+    constexpr int kNamed = 10;  // then only counted (a truncated file would name every frame)
+    if (v.skipped < kNamed)
+      std::cerr << "edgeq: warning: skipping undecodable frame " << v.index << " of video "
+                << v.path << "\n";
+    else if (v.skipped == kNamed)
+      std::cerr << "edgeq: warning: more undecodable frames in " << v.path << "; counting them\n";
+    ++v.index;
+    ++v.skipped;
+  }
+}
+
+int VideoFrameSource::skipped() const {
+  return impl_->skipped;
 }
 
 std::unique_ptr<FrameSource> open_frames(const std::string& spec) {

@@ -33,6 +33,8 @@ class FrameSource {
   virtual ~FrameSource() = default;
   // Fills the next frame; false at the end.
   virtual bool next(Frame* frame) = 0;
+  // Frames passed over because they could not be decoded.
+  virtual int skipped() const { return 0; }
 };
 
 // Images from expand_image_paths(spec). With a single file an unreadable image throws; in a
@@ -43,7 +45,7 @@ class ImageFrameSource : public FrameSource {
   bool next(Frame* frame) override;
   const std::vector<std::string>& paths() const { return paths_; }
   bool from_folder() const { return from_folder_; }
-  int skipped() const { return skipped_; }
+  int skipped() const override { return skipped_; }
 
  private:
   std::vector<std::string> paths_;
@@ -52,12 +54,15 @@ class ImageFrameSource : public FrameSource {
   int skipped_ = 0;
 };
 
-// Frames of a video file through cv::VideoCapture.
+// Frames of a video file through cv::VideoCapture. A frame that cannot be decoded before the end
+// the container declares is reported on stderr, skipped and counted; frame names keep the index
+// of the frame in the file.
 class VideoFrameSource : public FrameSource {
  public:
   explicit VideoFrameSource(const std::string& path);
   ~VideoFrameSource() override;
   bool next(Frame* frame) override;
+  int skipped() const override;
 
  private:
   struct Impl;

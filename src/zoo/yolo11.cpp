@@ -17,7 +17,6 @@ using zoo::Feat;
 using zoo::Scope;
 
 constexpr uint64_t kZooSeed = 0x59304C4F3131ull;  // fixed: the zoo is the same everywhere
-constexpr int64_t kImgsz = 640;
 // Calibration: synthetic scenes (plus one blank gray frame) at a quarter of the input size,
 // which keeps a build well under a second.
 constexpr int64_t kProbeScenes = 2;
@@ -90,7 +89,8 @@ std::string names_dict(const std::vector<std::string>& names) {
   return s + "}";
 }
 
-void add_metadata(Graph& g, const ZooEntry& e, const std::vector<std::string>& class_names) {
+void add_metadata(Graph& g, const ZooEntry& e, const std::vector<std::string>& class_names,
+                  int64_t imgsz) {
   std::string title = "YOLO11" + e.name.substr(6);
   g.metadata = {
       {"description", "Synthetic " + title +
@@ -103,7 +103,7 @@ void add_metadata(Graph& g, const ZooEntry& e, const std::vector<std::string>& c
       {"stride", "32"},
       {"task", e.pose ? "pose" : "detect"},
       {"batch", "1"},
-      {"imgsz", "[" + std::to_string(kImgsz) + ", " + std::to_string(kImgsz) + "]"},
+      {"imgsz", "[" + std::to_string(imgsz) + ", " + std::to_string(imgsz) + "]"},
       {"names", names_dict(class_names)},
   };
   if (e.pose) g.metadata.emplace_back("kpt_shape", "[17, 3]");
@@ -121,7 +121,7 @@ std::vector<std::string> zoo_model_names() {
   return names;
 }
 
-Graph build_yolo11(const std::string& name) {
+Graph build_yolo11(const std::string& name, int64_t imgsz) {
   const ZooEntry* entry = nullptr;
   for (const auto& e : entries())
     if (e.name == name) entry = &e;
@@ -130,17 +130,19 @@ Graph build_yolo11(const std::string& name) {
     for (const auto& n : zoo_model_names()) valid += (valid.empty() ? "" : ", ") + n;
     fail("unknown zoo model '", name, "' (valid names: ", valid, ")");
   }
+  EDGEQ_CHECK(imgsz >= 64 && imgsz <= 1280 && imgsz % 32 == 0,
+              "zoo image size must be a multiple of 32 from 64 to 1280, got ", imgsz);
   Graph g;
   g.name = "main_graph";
   g.ir_version = 8;
   g.opsets = {{"", 17}};
   g.producer_name = "edgeq-zoo";
   g.producer_version = "1";
-  g.inputs = {{"images", DType::kFloat32, {1, 3, kImgsz, kImgsz}}};
+  g.inputs = {{"images", DType::kFloat32, {1, 3, imgsz, imgsz}}};
 
   zoo::UltraBuilder b(g, kZooSeed);
   // Weights are normalized on a few small synthetic scenes (see zoo/probe.h).
-  Feat images{"images", 3, kImgsz, kImgsz,
+  Feat images{"images", 3, imgsz, imgsz,
               zoo::probe::calibration_batch(kZooSeed, kProbeScenes, kProbeSize)};
   std::vector<Feat> p = backbone_and_neck(b, entry->scale, images);
   zoo::HeadSpec spec;
@@ -153,7 +155,7 @@ Graph build_yolo11(const std::string& name) {
   int64_t anchors = 0;
   for (const auto& f : p) anchors += f.h * f.w;
   g.outputs = {{"output0", DType::kFloat32, {1, channels, anchors}}};
-  add_metadata(g, *entry, class_names);
+  add_metadata(g, *entry, class_names, imgsz);
   return g;
 }
 

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Serial `edgeq run` against `edgeq run --pipeline` on the same generated 640x480 video, in one
+# run: serial and pipelined runs alternate ROUNDS times; prints each run's frames/s, the median of
+# each mode, their ratio (pipelined / serial) and the pipelined run's stage table.
+#   scripts/bench_pipeline.sh [MODEL.onnx] [FRAMES=300] [THREADS=2] [EXEC=simulate] [ROUNDS=3]
+# Without MODEL: ../shared/models/yolo11n-pose.onnx if present, else a zoo yolo11n-pose. The video
+# pans over the coco8-pose photos when present, else over generated street scenes. EXEC int8
+# needs a W8A8 QDQ model (edgeq quantize --scheme w8a8).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x build/edgeq ] || ./scripts/setup.sh >/dev/null
+. scripts/lib.sh
+MODEL="$(default_model "${1:-}")"
+FRAMES="${2:-300}"
+THREADS="${3:-2}"
+EXEC="${4:-simulate}"
+ROUNDS="${5:-3}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+photos=()
+[ -d ../shared/data/coco8-pose/images ] && photos=(--images ../shared/data/coco8-pose/images)
+build/edgeq scenes --video "$tmp/clip.avi" --n "$FRAMES" --size 640x480 "${photos[@]}" >/dev/null
+
+run() {  # run MODE ROUND [--pipeline]
+  build/edgeq run --model "$MODEL" --image "$tmp/clip.avi" --threads "$THREADS" --exec "$EXEC" \
+    --report "$tmp/$1_$2.json" "${@:3}" >"$tmp/$1_$2.txt"
+}
+for round in $(seq "$ROUNDS"); do
+  run serial "$round"
+  run pipeline "$round" --pipeline
+done
+
+node -e '
+const fs = require("fs"), d = process.argv[1], rounds = +process.argv[2];
+const read = f => JSON.parse(fs.readFileSync(d + "/" + f));
+const med = xs => { const s = xs.slice().sort((a, b) => a - b); const m = (s.length - 1) / 2;
+                    return (s[Math.floor(m)] + s[Math.ceil(m)]) / 2; };
+const fps = {serial: [], pipeline: []};
+for (let r = 1; r <= rounds; ++r)
+  for (const mode of ["serial", "pipeline"]) fps[mode].push(read(`${mode}_${r}.json`).frames_per_s);
+const first = read("pipeline_1.json");
+console.log(`model ${process.argv[3]}  exec ${process.argv[4]}  inference threads ${first.infer_threads}` +
+            `  ${first.frames} frames 640x480  queue ${first.queue}`);
+for (const mode of ["serial", "pipeline"])
+  console.log(`${mode.padEnd(8)} frames/s: ${fps[mode].map(v => v.toFixed(1)).join(", ")}` +
+              `  (median ${med(fps[mode]).toFixed(1)})`);
+console.log(`ratio pipelined / serial: ${(med(fps.pipeline) / med(fps.serial)).toFixed(3)}`);
+' "$tmp" "$ROUNDS" "$MODEL" "$EXEC"
+echo "last pipelined run:"
+sed -n '/^stage/,$p' "$tmp/pipeline_$ROUNDS.txt"

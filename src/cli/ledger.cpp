@@ -1,0 +1,118 @@
+// edgeq ledger: read the regression ledger that --ledger writes.
+//   list FILE [--tag T] [--kind K]    one line per run
+//   show FILE [RUN|TAG]               one run in full (default: the latest)
+//   diff FILE A B                     metrics of two runs (ids), or of two tags kind by kind
+//   check FILE --baseline T --candidate T [--max-drop M=X,...] [--max-rise M=X%,...]
+//                                     the CI gate: exit 1 with a table when a metric regressed
+#include "report/ledger.h"
+
+#include <iostream>
+
+#include "cli/commands.h"
+#include "core/error.h"
+#include "report/ledger_check.h"
+#include "report/ledger_print.h"
+
+namespace edgeq::cli {
+namespace {
+
+constexpr const char* kDefaultMaxDrop = "match_rate=0.01,pose_map50_95=0.005";
+constexpr const char* kDefaultMaxRise = "box_px_mean=0.1,latency_ms=5%";
+
+struct LedgerCliArgs {
+  std::string file, tag, kind, run, a, b, baseline, candidate;
+  std::string max_drop = kDefaultMaxDrop, max_rise = kDefaultMaxRise;
+};
+
+Ledger open_for_reading(const std::string& file) {
+  return Ledger(file, Ledger::Access::kRead);
+}
+
+void run_list(const LedgerCliArgs& a) {
+  Ledger ledger = open_for_reading(a.file);
+  std::vector<LedgerRun> runs;
+  for (LedgerRun& r : ledger.runs())
+    if ((a.tag.empty() || r.tag == a.tag) && (a.kind.empty() || r.kind == a.kind))
+      runs.push_back(std::move(r));
+  print_run_list(ledger, runs, std::cout);
+}
+
+void run_show(const LedgerCliArgs& a) {
+  Ledger ledger = open_for_reading(a.file);
+  const std::vector<LedgerRun> all = ledger.runs();
+  EDGEQ_CHECK(!all.empty(), "ledger ", a.file, " holds no run");
+  if (a.run.empty()) return print_run(ledger.run(all.back().id), std::cout);
+  if (a.run.find_first_not_of("0123456789") == std::string::npos)
+    return print_run(ledger.run(std::stoll(a.run)), std::cout);
+  bool any = false;
+  for (const LedgerKind& k : ledger_kinds())
+    if (auto id = ledger.latest(a.run, k.name)) {
+      print_run(ledger.run(*id), std::cout);
+      any = true;
+    }
+  // An unknown tag: matching_runs names the tags there are.
+  if (!any) matching_runs(ledger, a.run, a.run);
+}
+
+void run_diff(const LedgerCliArgs& a) {
+  Ledger ledger = open_for_reading(a.file);
+  for (const auto& [ra, rb] : matching_runs(ledger, a.a, a.b)) print_run_diff(ra, rb, std::cout);
+}
+
+void run_check(const LedgerCliArgs& a) {
+  Ledger ledger = open_for_reading(a.file);
+  const CheckResult r =
+      check_regressions(ledger, a.baseline, a.candidate, parse_limits(a.max_drop, "--max-drop"),
+                        parse_limits(a.max_rise, "--max-rise"));
+  print_check(r, a.baseline, a.candidate, std::cout);
+  std::cout << std::flush;
+  if (r.regressions() > 0) throw CLI::RuntimeError(1);
+}
+
+}  // namespace
+
+void register_ledger(CLI::App& app) {
+  auto a = std::make_shared<LedgerCliArgs>();
+  auto* cmd = app.add_subcommand("ledger", "Read the regression ledger (--ledger FILE.sqlite)");
+  cmd->require_subcommand(1);
+
+  auto* list = cmd->add_subcommand("list", "One line per recorded run");
+  list->add_option("file", a->file, "ledger (SQLite)")->required();
+  list->add_option("--tag", a->tag, "only runs with this tag");
+  list->add_option("--kind", a->kind, "only runs of this command (calibrate, compare...)");
+  list->callback([a] { run_list(*a); });
+
+  auto* show = cmd->add_subcommand("show", "One run in full: command line, hashes, metrics");
+  show->add_option("file", a->file, "ledger (SQLite)")->required();
+  show->add_option("run", a->run, "run id, or a tag (its latest run of each kind); default: last");
+  show->callback([a] { run_show(*a); });
+
+  auto* diff = cmd->add_subcommand("diff", "Metrics of two runs (ids) or two tags side by side");
+  diff->add_option("file", a->file, "ledger (SQLite)")->required();
+  diff->add_option("a", a->a, "run id or tag")->required();
+  diff->add_option("b", a->b, "run id or tag")->required();
+  diff->callback([a] { run_diff(*a); });
+
+  auto* check = cmd->add_subcommand(
+      "check",
+      "Regression gate: the latest runs tagged --candidate against those tagged --baseline, "
+      "kind by kind; exit 1 with a table when a metric moved past its limit");
+  check->add_option("file", a->file, "ledger (SQLite)")->required();
+  check->add_option("--baseline", a->baseline, "tag (or run id) of the known-good runs")
+      ->required();
+  check->add_option("--candidate", a->candidate, "tag (or run id) of the runs under test")
+      ->required();
+  check
+      ->add_option("--max-drop", a->max_drop,
+                   "metrics that must not drop by more than an amount or a percentage of the "
+                   "baseline: METRIC=X[%],...")
+      ->capture_default_str();
+  check
+      ->add_option("--max-rise", a->max_rise,
+                   "metrics that must not rise by more than an amount or a percentage: "
+                   "METRIC=X[%],...")
+      ->capture_default_str();
+  check->callback([a] { run_check(*a); });
+}
+
+}  // namespace edgeq::cli

@@ -1,0 +1,85 @@
+#include "cli/ledger_options.h"
+
+#include <iostream>
+
+#include "core/file_io.h"
+#include "core/sha256.h"
+
+namespace edgeq::cli {
+namespace {
+
+std::string& stored_command_line() {
+  static std::string line;
+  return line;
+}
+
+std::string shell_quoted(const std::string& arg) {
+  if (!arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                            "0123456789-_./=:,%+@") == std::string::npos)
+    return arg;
+  std::string q = "'";
+  for (char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// The options the user gave, and the defaults CLI11 knows for the rest.
+nlohmann::json command_options(const CLI::App& cmd) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const CLI::Option* o : cmd.get_options()) {
+    const std::string name = o->get_single_name();
+    if (name.empty() || name == "help" || name == "ledger" || name == "tag") continue;
+    if (o->count() > 0) {
+      const std::vector<std::string> r = o->results();
+      j[name] = r.size() == 1 ? nlohmann::json(r[0]) : nlohmann::json(r);
+    } else if (!o->get_default_str().empty()) {
+      j[name] = o->get_default_str();
+    }
+  }
+  return j;
+}
+
+std::string file_sha256(const std::string& path) {
+  return path.empty() ? std::string() : sha256_hex(read_file(path));
+}
+
+}  // namespace
+
+void add_ledger_options(CLI::App* cmd, LedgerArgs& a) {
+  a.command = cmd;
+  cmd->add_option("--ledger", a.file,
+                  "regression ledger (SQLite) to add this run to when it finishes");
+  cmd->add_option("--tag", a.tag, "tag of the ledger row (what `ledger check` compares)");
+}
+
+void set_command_line(int argc, const char* const* argv) {
+  std::string line;
+  for (int i = 0; i < argc; ++i) line += (i ? " " : "") + shell_quoted(argv[i]);
+  stored_command_line() = line;
+}
+
+const std::string& command_line() {
+  return stored_command_line();
+}
+
+LedgerRecorder::LedgerRecorder(const LedgerArgs& a) : args_(a) {
+  if (!a.file.empty()) ledger_ = std::make_unique<Ledger>(a.file, Ledger::Access::kWrite);
+}
+
+void LedgerRecorder::record(const std::string& kind, const nlohmann::json& report,
+                            const std::string& model_file, const std::string& output_file) {
+  if (!ledger_) return;
+  LedgerEntry e;
+  e.kind = kind;
+  e.command_line = command_line();
+  e.tag = args_.tag;
+  e.model_sha256 = file_sha256(model_file);
+  e.output_sha256 = file_sha256(output_file);
+  if (args_.command) e.options = command_options(*args_.command);
+  e.report = report;
+  const int64_t id = ledger_->record(e);
+  std::cerr << "ledger: recorded run " << id << " (" << kind << ")"
+            << (args_.tag.empty() ? "" : " tagged '" + args_.tag + "'") << " in " << args_.file
+            << "\n";
+}
+
+}  // namespace edgeq::cli

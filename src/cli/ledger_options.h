@@ -1,0 +1,39 @@
+// --ledger FILE.sqlite [--tag T], shared by the commands that record their runs (calibrate,
+// quantize, compare, bench, run; the coming `study` adds the same two calls). The ledger opens
+// before the work starts, so a bad file fails fast, and the run is recorded when it finished.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "report/ledger.h"
+
+namespace edgeq::cli {
+
+struct LedgerArgs {
+  std::string file, tag;
+  const CLI::App* command = nullptr;  // whose options are recorded
+};
+
+void add_ledger_options(CLI::App* cmd, LedgerArgs& a);
+
+// The program's command line, shell-quoted (main() sets it once).
+void set_command_line(int argc, const char* const* argv);
+const std::string& command_line();
+
+class LedgerRecorder {
+ public:
+  // Opens --ledger when given (creating it); throws one line for a file that is not a ledger.
+  explicit LedgerRecorder(const LedgerArgs& a);
+  // Records the finished run of `kind` with the numbers of `report`; `model_file` and
+  // `output_file` ("" for none) are identified by their SHA-256. No-op without --ledger.
+  void record(const std::string& kind, const nlohmann::json& report, const std::string& model_file,
+              const std::string& output_file);
+
+ private:
+  const LedgerArgs& args_;
+  std::unique_ptr<Ledger> ledger_;
+};
+
+}  // namespace edgeq::cli

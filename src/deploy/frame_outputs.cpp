@@ -1,0 +1,67 @@
+#include "deploy/frame_outputs.h"
+
+#include <filesystem>
+#include <iomanip>
+
+#include "core/error.h"
+#include "vision/detections_json.h"
+#include "vision/draw.h"
+#include "vision/image_io.h"
+
+namespace edgeq {
+namespace fs = std::filesystem;
+
+FrameOutputs::FrameOutputs(FrameOutputOptions opt) : opt_(std::move(opt)) {
+  std::error_code ec;
+  single_image_ = !fs::is_directory(opt_.source, ec) && !is_video_path(opt_.source);
+  if (!opt_.draw.empty() && !single_image_)
+    EDGEQ_CHECK(!is_image_path(opt_.draw),
+                "--draw must be a folder when --image is a folder or video: ", opt_.draw);
+  if (!opt_.json.empty()) json_ = std::make_unique<AtomicFile>(opt_.json);
+}
+
+FrameOutputs::~FrameOutputs() = default;
+
+// Where the drawing of a frame goes: the --draw file for a single image, else a file in the
+// --draw folder named after the image (its path below the input folder) or the video frame.
+std::string FrameOutputs::draw_path(const std::string& frame_name) const {
+  if (single_image_ && is_image_path(opt_.draw)) return opt_.draw;
+  fs::path out = fs::path(opt_.draw) / frame_output_name(opt_.source, frame_name);
+  ensure_dir(out.parent_path().string());
+  return out.string();
+}
+
+void FrameOutputs::write(const FrameWork& w, const YoloLayout& layout) {
+  const size_t n = w.detections.size();
+  if (opt_.lines)
+    *opt_.lines << w.frame.name << ": " << n
+                << (layout.is_pose() ? (n == 1 ? " person" : " people") : " detections")
+                << std::fixed << std::setprecision(1) << " | read "
+                << w.stage_ms[static_cast<int>(Stage::kRead)] << " ms, infer "
+                << w.stage_ms[static_cast<int>(Stage::kInfer)] << " ms" << std::defaultfloat
+                << "\n";
+  if (json_) {
+    const std::string entry = detections_to_json(w.frame.name, w.detections).dump();
+    json_->write(single_image_ ? entry : (frames_ == 0 ? "[" : ",") + entry);
+  }
+  if (!opt_.draw.empty()) {
+    cv::Mat canvas = w.frame.bgr.clone();
+    draw_detections(canvas, w.detections, &layout);
+    write_image_atomic(draw_path(w.frame.name), canvas);
+  }
+  ++frames_;
+  detections_ += n;
+}
+
+void FrameOutputs::finish() {
+  if (!json_) return;
+  if (single_image_ && frames_ == 0) {  // nothing finished: write nothing
+    json_.reset();
+    return;
+  }
+  json_->write(single_image_ ? "\n" : frames_ == 0 ? "[]\n" : "]\n");
+  json_->commit();
+  json_.reset();
+}
+
+}  // namespace edgeq

@@ -1,0 +1,44 @@
+// What a run writes about each finished frame: a line on the console, the detections JSON
+// (streamed to a temp file, committed whole by finish(): an interrupted run still writes the
+// frames that finished, a failed one leaves nothing half-written) and drawn images.
+#pragma once
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include "core/file_io.h"
+#include "deploy/frame_stages.h"
+#include "vision/yolo_layout.h"
+
+namespace edgeq {
+
+struct FrameOutputOptions {
+  std::string source;  // the --image spec: an image, a folder or a video (names drawn files)
+  std::string json;    // detections JSON; "" for none
+  std::string draw;    // drawn images: a file for a single image, else a folder; "" for none
+  std::ostream* lines = nullptr;  // one line per frame; null for none
+};
+
+class FrameOutputs {
+ public:
+  // Throws when --draw names an image file but the source has several frames.
+  explicit FrameOutputs(FrameOutputOptions opt);
+  ~FrameOutputs();
+
+  // One finished frame (after decode): its line, its JSON entry and its drawing.
+  void write(const FrameWork& w, const YoloLayout& layout);
+  // Commits the JSON: one object for a single image file, else an array of the frames written.
+  void finish();
+  size_t frames() const { return frames_; }
+  size_t detections() const { return detections_; }
+
+ private:
+  std::string draw_path(const std::string& frame_name) const;
+
+  FrameOutputOptions opt_;
+  bool single_image_ = false;
+  std::unique_ptr<AtomicFile> json_;
+  size_t frames_ = 0, detections_ = 0;
+};
+
+}  // namespace edgeq

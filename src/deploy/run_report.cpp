@@ -1,0 +1,65 @@
+#include "deploy/run_report.h"
+
+#include <cstdio>
+
+#include "core/progress.h"
+
+namespace edgeq {
+namespace {
+
+nlohmann::json latency_json(const LatencySummary& s) {
+  return {{"p50", s.p50}, {"p95", s.p95}, {"max", s.max}};
+}
+
+const Stage kStages[] = {Stage::kRead, Stage::kInfer, Stage::kPost};
+
+}  // namespace
+
+nlohmann::json run_report_json(const RunReport& r) {
+  const RunStats& s = r.stats;
+  nlohmann::json stages = nlohmann::json::object();
+  for (Stage st : kStages) stages[stage_name(st)] = latency_json(s.timings.stage(st));
+  nlohmann::json j = {{"model", r.model},
+                      {"source", r.source},
+                      {"mode", r.pipeline ? "pipeline" : "serial"},
+                      {"infer_threads", r.infer_threads},
+                      {"frames", s.timings.frames()},
+                      {"detections", r.detections},
+                      {"skipped", r.skipped},
+                      {"dropped", s.dropped},
+                      {"interrupted", s.interrupted},
+                      {"wall_s", s.wall_s},
+                      {"frames_per_s", s.frames_per_s()},
+                      {"stages", stages},
+                      {"end_to_end_ms", latency_json(s.timings.end_to_end())},
+                      {"peak_rss_bytes", r.peak_rss_bytes}};
+  if (r.pipeline) {
+    j["queue"] = r.queue;
+    j["drop_late"] = r.drop_late;
+    j["queue_high_water"] = {s.queue_high_water[0], s.queue_high_water[1]};
+  }
+  return j;
+}
+
+void print_run_summary(const RunReport& r, std::ostream& os) {
+  const RunStats& s = r.stats;
+  char line[160];
+  std::snprintf(line, sizeof line, "%-12s %9s %9s %9s\n", "stage", "p50 ms", "p95 ms", "max ms");
+  os << line;
+  auto row = [&](const char* name, const LatencySummary& l) {
+    std::snprintf(line, sizeof line, "%-12s %9.2f %9.2f %9.2f\n", name, l.p50, l.p95, l.max);
+    os << line;
+  };
+  for (Stage st : kStages) row(stage_name(st), s.timings.stage(st));
+  row("end-to-end", s.timings.end_to_end());
+  if (s.interrupted) os << "interrupted: stopped reading; the frames already read were finished\n";
+  std::snprintf(line, sizeof line, "%.1f frames/s", s.frames_per_s());
+  os << s.timings.frames() << " frame(s), " << r.detections << " detection(s) in "
+     << format_duration(s.wall_s) << " (" << line << ", "
+     << (r.pipeline ? "pipeline, queue " + std::to_string(r.queue) : std::string("serial"))
+     << ", inference " << r.infer_threads << " thread" << (r.infer_threads == 1 ? "" : "s")
+     << "); dropped " << s.dropped << ", skipped " << r.skipped << ", peak RSS "
+     << r.peak_rss_bytes / 1048576 << " MiB\n";
+}
+
+}  // namespace edgeq

@@ -1,0 +1,29 @@
+// What `edgeq run` reports about a run over frames: the summary printed at the end and the JSON
+// of --report (and of the ledger's run row): per-stage P50 / P95 / max, end-to-end P50 / P95,
+// throughput, dropped and skipped frames, peak RSS.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+
+#include "deploy/frame_timings.h"
+
+namespace edgeq {
+
+struct RunReport {
+  std::string model, source;
+  bool pipeline = false;
+  size_t queue = 0;  // pipeline only
+  bool drop_late = false;
+  int infer_threads = 0;  // the executor's; read and post use one thread each
+  size_t detections = 0;
+  int skipped = 0;  // unreadable images / undecodable video frames
+  size_t peak_rss_bytes = 0;
+  RunStats stats;
+};
+
+nlohmann::json run_report_json(const RunReport& r);
+// A stage table, then one closing line with the totals (demo.sh shows that last line).
+void print_run_summary(const RunReport& r, std::ostream& os);
+
+}  // namespace edgeq

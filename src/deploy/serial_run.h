@@ -1,0 +1,14 @@
+// The serial loop: read, infer and post one frame at a time on the calling thread.
+#pragma once
+#include <atomic>
+
+#include "deploy/frame_stages.h"
+#include "deploy/frame_timings.h"
+
+namespace edgeq {
+
+// Runs every frame through the stages until read returns false or `stop` (may be null) is
+// raised; the frame in hand is finished first.
+RunStats run_serial(const FrameStages& stages, const std::atomic<bool>* stop);
+
+}  // namespace edgeq

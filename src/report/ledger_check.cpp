@@ -1,0 +1,143 @@
+#include "report/ledger_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/text_format.h"
+
+namespace edgeq {
+namespace {
+
+bool is_run_id(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+void check_tag_exists(Ledger& ledger, const std::string& tag) {
+  const std::vector<std::string> tags = ledger.tags();
+  if (std::find(tags.begin(), tags.end(), tag) != tags.end()) return;
+  std::string known;
+  for (const std::string& t : tags) known += (known.empty() ? "" : ", ") + t;
+  fail("ledger ", ledger.path(), " has no run tagged '", tag,
+       "' (tags: ", known.empty() ? "none" : known, ")");
+}
+
+std::string number(double v) {
+  return format_number("%.6g", v);
+}
+
+}  // namespace
+
+double MetricLimit::allowed(double baseline) const {
+  return relative ? amount * std::fabs(baseline) : amount;
+}
+
+std::string MetricLimit::text() const {
+  return relative ? number(100 * amount) + "%" : number(amount);
+}
+
+std::vector<MetricLimit> parse_limits(const std::string& spec, const std::string& flag) {
+  std::vector<MetricLimit> out;
+  std::stringstream ss(spec);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    EDGEQ_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < item.size(), flag, ": expected ",
+                "METRIC=AMOUNT or METRIC=PERCENT%, got '", item, "'");
+    MetricLimit l;
+    l.metric = item.substr(0, eq);
+    std::string amount = item.substr(eq + 1);
+    if (amount.back() == '%') {
+      l.relative = true;
+      amount.pop_back();
+    }
+    size_t used = 0;
+    try {
+      l.amount = std::stod(amount, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    EDGEQ_CHECK(used == amount.size() && used > 0 && std::isfinite(l.amount) && l.amount >= 0, flag,
+                ": '", item, "' needs a non-negative number");
+    if (l.relative) l.amount /= 100;
+    out.push_back(l);
+  }
+  return out;
+}
+
+std::vector<std::pair<LedgerRun, LedgerRun>> matching_runs(Ledger& ledger, const std::string& a,
+                                                           const std::string& b) {
+  if (is_run_id(a) && is_run_id(b)) return {{ledger.run(std::stoll(a)), ledger.run(std::stoll(b))}};
+  check_tag_exists(ledger, a);
+  check_tag_exists(ledger, b);
+  std::vector<std::pair<LedgerRun, LedgerRun>> pairs;
+  for (const LedgerKind& k : ledger_kinds()) {
+    const auto ra = ledger.latest(a, k.name), rb = ledger.latest(b, k.name);
+    if (ra && rb) pairs.emplace_back(ledger.run(*ra), ledger.run(*rb));
+  }
+  EDGEQ_CHECK(!pairs.empty(), "tags '", a, "' and '", b,
+              "' have no kind of run in common (e.g. both a compare run)");
+  return pairs;
+}
+
+size_t CheckResult::regressions() const {
+  return static_cast<size_t>(
+      std::count_if(rows.begin(), rows.end(), [](const CheckRow& r) { return r.regressed; }));
+}
+
+CheckResult check_regressions(Ledger& ledger, const std::string& baseline,
+                              const std::string& candidate,
+                              const std::vector<MetricLimit>& max_drop,
+                              const std::vector<MetricLimit>& max_rise) {
+  CheckResult result;
+  const auto pairs = matching_runs(ledger, baseline, candidate);
+  auto check = [&](const MetricLimit& l, bool drop) {
+    bool seen = false;
+    for (const auto& [b, c] : pairs) {
+      const std::optional<double> vb = b.metric(l.metric), vc = c.metric(l.metric);
+      if (!vb) continue;  // the baseline never had it: nothing to hold the candidate to
+      seen = true;
+      CheckRow row{b.kind, l.metric, drop ? "drop" : "rise", vb, vc, l.text(), true};
+      if (vc) {
+        const double worse = drop ? *vb - *vc : *vc - *vb;
+        row.regressed = worse > l.allowed(*vb);
+      }
+      result.rows.push_back(row);
+    }
+    if (!seen) result.not_recorded.push_back(l.metric);
+  };
+  for (const MetricLimit& l : max_drop) check(l, true);
+  for (const MetricLimit& l : max_rise) check(l, false);
+  EDGEQ_CHECK(!result.rows.empty(), "none of the limited metrics is recorded in the runs tagged '",
+              baseline, "'");
+  return result;
+}
+
+void print_check(const CheckResult& r, const std::string& baseline, const std::string& candidate,
+                 std::ostream& os) {
+  char line[256];
+  std::snprintf(line, sizeof line, "%-10s %-20s %14s %14s %14s %12s  %s\n", "kind", "metric",
+                "baseline", "candidate", "change", "max", "verdict");
+  os << line;
+  for (const CheckRow& row : r.rows) {
+    const std::string change =
+        row.candidate ? number(*row.candidate - *row.baseline) : std::string("missing");
+    std::snprintf(line, sizeof line, "%-10s %-20s %14s %14s %14s %12s  %s\n", row.kind.c_str(),
+                  row.metric.c_str(), number(*row.baseline).c_str(),
+                  row.candidate ? number(*row.candidate).c_str() : "-", change.c_str(),
+                  (row.direction + " " + row.limit).c_str(), row.regressed ? "REGRESSED" : "ok");
+    os << line;
+  }
+  for (const std::string& m : r.not_recorded)
+    os << "note: " << m << " is not recorded in the baseline runs; not checked\n";
+  const size_t n = r.regressions();
+  os << "ledger check: " << n << " of " << r.rows.size() << " checked metric"
+     << (r.rows.size() == 1 ? "" : "s") << " regressed (" << candidate << " against " << baseline
+     << ")\n";
+}
+
+}  // namespace edgeq

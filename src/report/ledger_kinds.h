@@ -1,0 +1,28 @@
+// The kinds of run the regression ledger records, in one table: each kind's SQL table and its
+// columns, each column read from the command's report JSON by a JSON pointer. The same names are
+// the metric names `ledger check` takes (match_rate, pose_map50_95, box_px_mean, latency_ms...).
+//
+// Adding a kind (the coming `study` command): one entry in ledger_kinds() and, in the command,
+// add_ledger_options() plus one LedgerRecorder::record() call with its report JSON.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace edgeq {
+
+struct LedgerColumn {
+  std::string name;     // SQL column and metric name
+  std::string pointer;  // JSON pointer into the command's report
+};
+
+struct LedgerKind {
+  std::string name;   // the command: calibrate, quantize, compare, bench, run
+  std::string table;  // <name>_runs
+  std::vector<LedgerColumn> columns;
+};
+
+const std::vector<LedgerKind>& ledger_kinds();
+// Throws naming the known kinds when `name` is not one of them.
+const LedgerKind& ledger_kind(const std::string& name);
+
+}  // namespace edgeq

@@ -1,0 +1,150 @@
+// The threaded pipeline on stand-in stages (no model): frames leave in read order under a slow
+// consumer, the queues bound how far the reader runs ahead, --drop-late drops the oldest waiting
+// frames, a stop request finishes what was read, and a failing stage stops everything and
+// surfaces its error.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+#include "core/error.h"
+#include "deploy/pipeline.h"
+#include "deploy/serial_run.h"
+
+namespace edgeq {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Stand-in stages over `total` frames: read names each frame by its number; infer and post sleep
+// as asked; post records the order frames arrive in and the most frames read but not yet posted.
+struct FakeStages {
+  size_t total = 0;
+  std::chrono::microseconds infer_time{0}, post_time{0};
+  std::atomic<size_t> read{0}, posted{0}, most_in_flight{0};
+  std::mutex m;
+  std::vector<size_t> order;
+
+  FrameStages stages() {
+    FrameStages s;
+    s.read = [this](FrameWork& w) {
+      if (read == total) return false;
+      w.frame.name = std::to_string(read.load());
+      const size_t in_flight = ++read - posted;
+      size_t seen = most_in_flight;
+      while (in_flight > seen && !most_in_flight.compare_exchange_weak(seen, in_flight)) {
+      }
+      return true;
+    };
+    s.infer = [this](FrameWork&) { std::this_thread::sleep_for(infer_time); };
+    s.post = [this](FrameWork& w) {
+      std::this_thread::sleep_for(post_time);
+      EXPECT_EQ(w.frame.name, std::to_string(w.seq));
+      std::lock_guard<std::mutex> lock(m);
+      order.push_back(w.seq);
+      ++posted;
+    };
+    return s;
+  }
+};
+
+TEST(DeployPipeline, FramesInOrderUnderASlowConsumer) {
+  FakeStages f;
+  f.total = 60;
+  f.post_time = 2ms;  // post is the bottleneck
+  const RunStats r = run_pipelined(f.stages(), {3, false}, nullptr);
+  ASSERT_EQ(f.order.size(), 60u);
+  for (size_t i = 0; i < f.order.size(); ++i) EXPECT_EQ(f.order[i], i);
+  EXPECT_EQ(r.timings.frames(), 60u);
+  EXPECT_EQ(r.dropped, 0u);
+  EXPECT_FALSE(r.interrupted);
+  // Back-pressure: the reader runs ahead by at most both queues plus the frame in each stage.
+  EXPECT_LE(f.most_in_flight.load(), 2 * 3 + 3u);
+  EXPECT_LE(r.queue_high_water[0], 3u);
+  EXPECT_LE(r.queue_high_water[1], 3u);
+  EXPECT_EQ(r.queue_high_water[1], 3u);  // the slow post kept its queue full
+  EXPECT_GT(r.frames_per_s(), 0);
+}
+
+TEST(DeployPipeline, OverlapsStages) {
+  // infer and post 4 ms each: serially 8 ms a frame, overlapped about 4.
+  FakeStages serial, piped;
+  serial.total = piped.total = 40;
+  serial.infer_time = piped.infer_time = 4ms;
+  serial.post_time = piped.post_time = 4ms;
+  const RunStats s = run_serial(serial.stages(), nullptr);
+  const RunStats p = run_pipelined(piped.stages(), {4, false}, nullptr);
+  std::printf("serial %.1f frames/s, pipelined %.1f frames/s\n", s.frames_per_s(),
+              p.frames_per_s());
+  EXPECT_GT(p.frames_per_s(), 1.4 * s.frames_per_s());
+  EXPECT_EQ(piped.order, serial.order);
+}
+
+TEST(DeployPipeline, DropLateDropsTheOldestWaitingFrames) {
+  FakeStages f;
+  f.total = 200;
+  f.infer_time = 1ms;  // the reader is far faster
+  const RunStats r = run_pipelined(f.stages(), {2, true}, nullptr);
+  EXPECT_GT(r.dropped, 0u);
+  EXPECT_EQ(r.dropped + f.order.size(), 200u);
+  EXPECT_LE(r.queue_high_water[0], 2u);
+  for (size_t i = 1; i < f.order.size(); ++i) EXPECT_LT(f.order[i - 1], f.order[i]);
+  EXPECT_EQ(f.order.back(), 199u);  // the newest frame is never the one dropped
+}
+
+TEST(DeployPipeline, StopFinishesTheFramesAlreadyRead) {
+  FakeStages f;
+  f.total = 100000;
+  f.infer_time = 1ms;
+  std::atomic<bool> stop{false};
+  FrameStages s = f.stages();
+  auto post = s.post;
+  s.post = [&](FrameWork& w) {
+    post(w);
+    if (f.posted == 10) stop = true;
+  };
+  const RunStats r = run_pipelined(s, {4, false}, &stop);
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_EQ(f.order.size(), f.read.load());  // everything read was finished
+  EXPECT_GE(f.order.size(), 10u);
+  EXPECT_LT(f.order.size(), 30u);
+  for (size_t i = 0; i < f.order.size(); ++i) EXPECT_EQ(f.order[i], i);
+}
+
+TEST(DeployPipeline, AFailingStageStopsAllAndRethrows) {
+  for (int failing = 0; failing < 3; ++failing) {
+    FakeStages f;
+    f.total = 100000;
+    FrameStages s = f.stages();
+    auto fail_at_5 = [](FrameWork& w) {
+      if (w.seq == 5) fail("frame 5 is broken");
+    };
+    if (failing == 0) {
+      auto read = s.read;
+      s.read = [read, fail_at_5](FrameWork& w) {
+        fail_at_5(w);  // read_step numbers the frame first
+        return read(w);
+      };
+    } else if (failing == 1) {
+      s.infer = fail_at_5;
+    } else {
+      auto post = s.post;
+      s.post = [post, fail_at_5](FrameWork& w) {
+        fail_at_5(w);
+        post(w);
+      };
+    }
+    try {
+      run_pipelined(s, {2, false}, nullptr);
+      ADD_FAILURE() << "no error from stage " << failing;
+    } catch (const Error& e) {
+      EXPECT_STREQ(e.what(), "frame 5 is broken");
+    }
+    EXPECT_LE(f.order.size(), 5u) << "stage " << failing;
+  }
+}
+
+}  // namespace
+}  // namespace edgeq

@@ -1,0 +1,248 @@
+// `edgeq run` over a generated video through the program: the pipeline gives the serial run's
+// detections frame for frame and a timing report; a corrupt frame is skipped and counted; a video
+// that cannot be opened is one line with nothing written; Ctrl-C (SIGINT) stops the pipeline and
+// still writes the frames that finished; `scenes --video` writes the test video. Real yolo11n-pose
+// panning over the coco8-pose photos when present, else the zoo model over synthetic scenes.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "cli_util.h"
+#include "core/file_io.h"
+#include "test_util.h"
+#include "vision/image_io.h"
+#include "vision/scene_video.h"
+
+namespace edgeq {
+namespace {
+namespace fs = std::filesystem;
+
+std::string q(const std::string& s) {
+  return "'" + s + "'";
+}
+
+struct Fixture {
+  std::string model, photos, dir, skip;
+};
+
+const Fixture& fixture() {
+  static const Fixture f = [] {
+    Fixture f;
+    f.dir = test::temp_dir("deploy_run");
+    if (!test::real_model_path().empty() && !test::coco8_pose_dir().empty()) {
+      f.model = test::real_model_path();
+      f.photos = test::coco8_pose_dir() + "/images";
+      return f;
+    }
+    f.model = f.dir + "/zoo.onnx";
+    auto z = test::run_cli("zoo yolo11n-pose -o " + q(f.model));
+    if (z.exit_code) f.skip = "cannot build the zoo model: " + z.err;
+    return f;
+  }();
+  return f;
+}
+
+// A 640x480 MJPG video of `frames` frames.
+std::string video(const std::string& name, int frames) {
+  const Fixture& fx = fixture();
+  const std::string path = fx.dir + "/" + name;
+  SceneVideoOptions o;
+  o.frames = frames;
+  o.images = fx.photos;
+  o.hold = 6;
+  write_scene_video(path, o);
+  return path;
+}
+
+#define REQUIRE_FIXTURE()                                       \
+  const Fixture& fx = fixture();                                \
+  if (!fx.skip.empty()) GTEST_SKIP() << "skipped: " << fx.skip; \
+  std::printf("model: %s\n", fx.model.c_str())
+
+size_t count_of(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+
+void expect_latency(const nlohmann::json& l, const char* what) {
+  EXPECT_GT(l["p50"].get<double>(), 0) << what;
+  EXPECT_LE(l["p50"].get<double>(), l["p95"].get<double>()) << what;
+  EXPECT_LE(l["p95"].get<double>(), l["max"].get<double>()) << what;
+}
+
+TEST(DeployRunCli, PipelineGivesTheSerialDetectionsFrameForFrame) {
+  REQUIRE_FIXTURE();
+  const std::string v = video("clip.avi", 36);
+  const std::string d = fx.dir + "/same";
+  auto s = test::run_cli("run --model " + q(fx.model) + " --image " + q(v) + " --json " +
+                         q(d + "/serial.json") + " --report " + q(d + "/serial_report.json"));
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  auto p = test::run_cli("run --model " + q(fx.model) + " --image " + q(v) +
+                         " --pipeline --queue 2 --json " + q(d + "/pipe.json") + " --report " +
+                         q(d + "/pipe_report.json"));
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  std::printf("%s", p.out.substr(p.out.find("stage")).c_str());
+
+  const auto serial = nlohmann::json::parse(read_file(d + "/serial.json"));
+  const auto piped = nlohmann::json::parse(read_file(d + "/pipe.json"));
+  ASSERT_EQ(piped.size(), 36u);
+  size_t dets = 0;
+  for (size_t i = 0; i < piped.size(); ++i) {
+    EXPECT_EQ(piped[i]["image"], v + "#" + std::to_string(i));
+    EXPECT_EQ(piped[i], serial[i]) << "frame " << i;
+    dets += piped[i]["detections"].size();
+  }
+  std::printf("%zu detections in 36 frames, identical\n", dets);
+
+  const auto rs = nlohmann::json::parse(read_file(d + "/serial_report.json"));
+  const auto rp = nlohmann::json::parse(read_file(d + "/pipe_report.json"));
+  EXPECT_EQ(rs["mode"], "serial");
+  EXPECT_EQ(rp["mode"], "pipeline");
+  EXPECT_EQ(rp["queue"], 2);
+  for (const auto* r : {&rs, &rp}) {
+    EXPECT_EQ((*r)["frames"], 36);
+    EXPECT_EQ((*r)["detections"], dets);
+    EXPECT_EQ((*r)["dropped"], 0);
+    EXPECT_EQ((*r)["skipped"], 0);
+    EXPECT_GT((*r)["frames_per_s"].get<double>(), 0);
+    EXPECT_GT((*r)["peak_rss_bytes"].get<double>(), 1e6);
+    for (const char* st : {"read", "infer", "post"}) expect_latency((*r)["stages"][st], st);
+    expect_latency((*r)["end_to_end_ms"], "end-to-end");
+  }
+  EXPECT_LE(rp["queue_high_water"][0].get<int>(), 2);
+  EXPECT_LE(rp["queue_high_water"][1].get<int>(), 2);
+  // The last line is the headline.
+  EXPECT_NE(p.out.find("36 frame(s)"), std::string::npos) << p.out;
+  EXPECT_EQ(count_of(p.out, "| read "), 36u);  // one line per frame
+}
+
+// Overwrites the JPEG data of frame `k` of an MJPG AVI (its "00dc" chunk starting FF D8).
+void corrupt_frame(const std::string& path, int k) {
+  std::string bytes = read_file(path);
+  int seen = 0;
+  for (size_t p = bytes.find("00dc"); p != std::string::npos; p = bytes.find("00dc", p + 1)) {
+    if (p + 10 > bytes.size() || static_cast<unsigned char>(bytes[p + 8]) != 0xFF ||
+        static_cast<unsigned char>(bytes[p + 9]) != 0xD8)
+      continue;
+    if (seen++ < k) continue;
+    for (size_t i = p + 8; i < p + 8 + 2000; ++i) bytes[i] = static_cast<char>(i * 7);
+    write_file_atomic(path, bytes);
+    return;
+  }
+  FAIL() << "no frame " << k << " in " << path;
+}
+
+TEST(DeployRunCli, CorruptFrameIsSkippedAndCounted) {
+  REQUIRE_FIXTURE();
+  const std::string v = video("corrupt.avi", 12);
+  corrupt_frame(v, 5);
+  const std::string d = fx.dir + "/corrupt";
+  auto r = test::run_cli("run --model " + q(fx.model) + " --image " + q(v) + " --pipeline --json " +
+                         q(d + "/d.json") + " --report " + q(d + "/r.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count_of(r.err, "skipping undecodable frame 5 of video"), 1u) << r.err;
+  const auto rep = nlohmann::json::parse(read_file(d + "/r.json"));
+  EXPECT_EQ(rep["skipped"], 1);
+  EXPECT_EQ(rep["frames"], 11);
+  const auto dets = nlohmann::json::parse(read_file(d + "/d.json"));
+  ASSERT_EQ(dets.size(), 11u);
+  EXPECT_EQ(dets[4]["image"], v + "#4");
+  EXPECT_EQ(dets[5]["image"], v + "#6");  // names keep the frame's place in the file
+  EXPECT_NE(r.out.find("skipped 1"), std::string::npos) << r.out;
+}
+
+TEST(DeployRunCli, VideoThatCannotBeOpenedIsOneLineAndWritesNothing) {
+  REQUIRE_FIXTURE();
+  const std::string d = test::temp_dir("deploy_bad");
+  write_file_atomic(d + "/bad.mp4", std::string(10000, 'z'));
+  for (const char* mode : {"", " --pipeline"}) {
+    auto r = test::run_cli("run --model " + q(fx.model) + " --image " + q(d + "/bad.mp4") + mode +
+                           " --json " + q(d + "/d.json") + " --report " + q(d + "/r.json"));
+    EXPECT_EQ(r.exit_code, 1) << mode;
+    EXPECT_NE(r.err.find("cannot open video"), std::string::npos) << r.err;
+    EXPECT_EQ(count_of(r.err, "\n"), 1u) << r.err;
+    EXPECT_FALSE(fs::exists(d + "/d.json"));
+    EXPECT_FALSE(fs::exists(d + "/r.json"));
+  }
+  auto r = test::run_cli("run --model " + q(fx.model) + " --image " + q(d + "/none.avi"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("video not found"), std::string::npos) << r.err;
+  r = test::run_cli("run --model " + q(fx.model) + " --image " + q(d + "/none.avi") +
+                    " --drop-late");
+  EXPECT_NE(r.err.find("--drop-late need --pipeline"), std::string::npos) << r.err;
+  r = test::run_cli("run --model " + q(fx.model) + " --image " + q(d + "/none.avi") + " --queue 4");
+  EXPECT_NE(r.err.find("--queue and --drop-late need --pipeline"), std::string::npos) << r.err;
+}
+
+// `edgeq scenes --video`: the frames and size asked for, readable back; a bad size is one line.
+TEST(DeployRunCli, ScenesWritesATestVideo) {
+  const std::string d = test::temp_dir("deploy_scenes");
+  auto r = test::run_cli("scenes --video " + q(d + "/v.avi") + " --n 7 --size 320x240");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  VideoFrameSource src(d + "/v.avi");
+  Frame f;
+  int n = 0;
+  while (src.next(&f)) {
+    EXPECT_EQ(f.bgr.cols, 320);
+    EXPECT_EQ(f.bgr.rows, 240);
+    ++n;
+  }
+  EXPECT_EQ(n, 7);
+  r = test::run_cli("scenes --video " + q(d + "/w.avi") + " --size 320by240");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--size: expected WxH"), std::string::npos) << r.err;
+  EXPECT_EQ(count_of(r.err, "\n"), 1u) << r.err;
+  EXPECT_FALSE(fs::exists(d + "/w.avi"));
+}
+
+TEST(DeployRunCli, SigintStopsAndWritesWhatFinished) {
+  REQUIRE_FIXTURE();
+  const std::string v = video("long.avi", 400);
+  const std::string d = test::temp_dir("deploy_sigint");
+  const char* env = std::getenv("EDGEQ_BIN");
+  const std::string bin = env ? env : std::string(EDGEQ_BINARY_DIR) + "/edgeq";
+  const std::string out = d + "/out.txt", json = d + "/d.json", report = d + "/r.json";
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::freopen(out.c_str(), "w", stdout);
+    std::freopen((d + "/err.txt").c_str(), "w", stderr);
+    execl(bin.c_str(), bin.c_str(), "run", "--model", fx.model.c_str(), "--image", v.c_str(),
+          "--pipeline", "--json", json.c_str(), "--report", report.c_str(), nullptr);
+    _exit(127);
+  }
+  // Wait for a few finished frames (one line each), then Ctrl-C.
+  for (int wait = 0; wait < 6000; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::ifstream f(out);
+    std::string s((std::istreambuf_iterator<char>(f)), {});
+    if (count_of(s, "| read ") >= 5) break;
+  }
+  kill(child, SIGINT);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 130) << read_file(d + "/err.txt");
+  const auto dets = nlohmann::json::parse(read_file(json));
+  std::printf("stopped after %zu of 400 frames\n", dets.size());
+  EXPECT_GE(dets.size(), 5u);
+  EXPECT_LT(dets.size(), 400u);
+  for (size_t i = 0; i < dets.size(); ++i) EXPECT_EQ(dets[i]["image"], v + "#" + std::to_string(i));
+  const auto rep = nlohmann::json::parse(read_file(report));
+  EXPECT_EQ(rep["interrupted"], true);
+  EXPECT_EQ(rep["frames"], dets.size());
+  EXPECT_NE(read_file(out).find("interrupted"), std::string::npos);
+  for (const auto& e : fs::directory_iterator(d))  // no temp file left behind
+    EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << e.path();
+}
+
+}  // namespace
+}  // namespace edgeq
