@@ -8,6 +8,7 @@
 #include <opencv2/core/utils/logger.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/videoio.hpp>
+#include <opencv2/videoio/registry.hpp>
 
 #include "core/error.h"
 
@@ -115,11 +116,15 @@ VideoFrameSource::VideoFrameSource(const std::string& path) : impl_(std::make_un
   // Read when the backend first loads, i.e. at the first open.
   setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0);  // AV_LOG_QUIET
   bool opened = false;
-  // Each backend OpenCV tries on a file it cannot read (GStreamer after FFmpeg) logs warnings;
-  // the one line below says it. Silent while opening, the previous level afterwards.
+  // Each backend OpenCV tries on a file it cannot read logs warnings; the one line below says it.
+  // Silent while opening, the previous level afterwards. FFmpeg alone where OpenCV has it:
+  // GStreamer, tried after it, prints GStreamer-CRITICAL lines on garbage from its own threads,
+  // which no log level silences.
   const auto level = cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
+  const int backend =
+      cv::videoio_registry::hasBackend(cv::CAP_FFMPEG) ? cv::CAP_FFMPEG : cv::CAP_ANY;
   try {
-    opened = impl_->cap.open(path);
+    opened = impl_->cap.open(path, backend);
   } catch (const cv::Exception&) {  // some backends throw on garbage
   }
   cv::utils::logging::setLogLevel(level);
