@@ -30,32 +30,9 @@ std::string q(const std::string& s) {
   return "'" + s + "'";
 }
 
-// The FP32 model and images the CLI tests run on: the real model and coco8-pose, or the zoo
-// model and 6 synthetic scenes.
-struct Fixture {
-  std::string model, images, dir, skip;
-  bool real = false;
-};
-
+using Fixture = test::CliModelFixture;
 const Fixture& fixture() {
-  static const Fixture f = [] {
-    Fixture f;
-    f.dir = test::temp_dir("quant_cli");
-    if (!test::real_model_path().empty() && !test::coco8_pose_dir().empty()) {
-      f.model = test::real_model_path();
-      f.images = test::coco8_pose_dir() + "/images";
-      f.real = true;
-      return f;
-    }
-    f.model = f.dir + "/zoo.onnx";
-    f.images = f.dir + "/scenes";
-    auto z = test::run_cli("zoo yolo11n-pose -o " + q(f.model));
-    auto s = test::run_cli("scenes --out " + q(f.images) + " --n 6");
-    if (z.exit_code || s.exit_code)
-      f.skip = "cannot build the zoo model or scenes: " + z.err + s.err;
-    return f;
-  }();
-  return f;
+  return test::cli_model_fixture();
 }
 
 #define REQUIRE_FIXTURE()                                       \
@@ -115,7 +92,9 @@ void expect_agrees_with_ort(const std::string& qpath, const std::vector<std::str
       "edgeq vs ORT, %s: %zu anchors scored > 0.25, max box %.4g px, max score %.4g (output0 "
       "step %.4g)\n",
       what, confident, box, score, step);
-  if (expect_detections) EXPECT_GT(confident, 0u) << what;
+  if (expect_detections) {
+    EXPECT_GT(confident, 0u) << what;
+  }
   EXPECT_LE(box, 0.1) << what;
   EXPECT_LE(score, score_tol) << what;
 }
@@ -205,7 +184,9 @@ TEST(QuantCli, CalibrateQuantizeW8A16RunsInEdgeqAndOnnxRuntime) {
   EncodingSet back = encodings_from_qdq(load_onnx(qpath));
   ASSERT_FALSE(back.activations.empty());
   for (const auto& [name, te] : back.activations)
-    if (!te.is_float) EXPECT_EQ(te.channels.at(0).bitwidth, 16) << name;
+    if (!te.is_float) {
+      EXPECT_EQ(te.channels.at(0).bitwidth, 16) << name;
+    }
 
   auto images = list_images(fx.images);
   auto inf = test::run_cli("infer --model " + q(qpath) + " --image " + q(images[0]) + " --out " +
@@ -230,8 +211,9 @@ TEST(QuantCli, W8A16QnnPlacementAndOpset21AgreeWithOnnxRuntime) {
     if (flags == "--qdq16 opset21") {
       EXPECT_GE(g.opset(), 21);
       for (const Node& n : g.nodes)
-        if (n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear")
+        if (n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear") {
           EXPECT_EQ(n.domain, "") << n.name;  // ONNX domain, not com.microsoft
+        }
     }
     expect_agrees_with_ort(qpath, list_images(fx.images), fx.real, ("W8A16 mse " + flags).c_str());
   }
@@ -342,7 +324,9 @@ TEST(QuantCli, W8A8KeepsTheDecodeTailAt16BitUnlessA16None) {
   }
   std::printf("W8A8 default, edgeq vs ORT: %zu anchors > 0.25 in both, %zu in either\n", both,
               either);
-  if (fx.real) EXPECT_GT(both, 0u);
+  if (fx.real) {
+    EXPECT_GT(both, 0u);
+  }
   EXPECT_GE(both, either * 8 / 10);
 }
 
