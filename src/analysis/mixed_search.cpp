@@ -14,6 +14,7 @@
 #include "quant/quantize_model.h"
 #include "runtime/executor.h"
 #include "vision/yolo_layout.h"
+#include "vision/yolo_model.h"
 
 namespace edgeq {
 namespace {
@@ -28,8 +29,7 @@ class Search {
     EDGEQ_CHECK(opt.budget_percent > 0 && opt.budget_percent <= 100, "--auto: budget ",
                 opt.budget_percent, " % is outside (0, 100]");
     EDGEQ_CHECK(!images.empty(), "--auto: no validation images");
-    EDGEQ_CHECK(fp32.inputs.size() == 1 && !fp32.outputs.empty(),
-                "--auto: the model needs one image input and a YOLO output");
+    yolo_image_input(fp32);  // throws when the model has not one image input
     plan_ = plan_for_stats(fp32, stats, base);
     // Encodings at 8 and at 16 bit for every group, once: a candidate picks per group.
     QuantConfig all16 = base;
@@ -41,7 +41,7 @@ class Search {
     for (const std::string& v : plan_.activations) encoded_ += !enc8_.at(v).is_float;
     max16_ = static_cast<size_t>(std::floor(encoded_ * opt.budget_percent / 100.0 + 1e-9));
     // FP32 reference outputs.
-    output_ = fp32.outputs[0].name;
+    output_ = require_yolo_head_output(fp32);
     ref_ = run_images(fp32, images.size());
     layout_ = yolo_layout_for(fp32, ref_[0].shape());
   }

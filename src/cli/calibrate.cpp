@@ -8,7 +8,6 @@
 #include <opencv2/core.hpp>
 
 #include "cli/commands.h"
-#include "cli/model_input.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/process_stats.h"
@@ -20,6 +19,7 @@
 #include "quant/finite_checks.h"
 #include "vision/image_io.h"
 #include "vision/letterbox.h"
+#include "vision/yolo_model.h"
 
 namespace edgeq::cli {
 namespace {
@@ -41,8 +41,8 @@ constexpr int kMaxAutoWorkers = 8;
 void run_calibrate(const CalibrateArgs& a) {
   const std::string bytes = read_file(a.model);
   Graph g = parse_onnx(bytes, a.model);
-  const ValueInfo& in = image_input(g);
-  const int h = static_cast<int>(in.shape[2]), w = static_cast<int>(in.shape[3]);
+  const ValueInfo& in = yolo_image_input(g);
+  const int h = yolo_input_height(g), w = yolo_input_width(g);
   check_finite_weights(g, a.model);
 
   Shard shard = parse_shard(a.shard);

@@ -19,6 +19,7 @@
 #include "vision/image_io.h"
 #include "vision/letterbox.h"
 #include "vision/postprocess.h"
+#include "vision/yolo_model.h"
 
 namespace edgeq::cli {
 namespace {
@@ -33,13 +34,6 @@ struct RunArgs {
 
 double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
-
-std::string output_name(const Graph& g) {
-  EDGEQ_CHECK(!g.outputs.empty(), "model has no outputs");
-  for (const auto& o : g.outputs)
-    if (o.name == "output0") return o.name;
-  return g.outputs[0].name;
 }
 
 // Where the drawing of `frame` goes: the --draw file for a single image, else a file in the
@@ -60,10 +54,9 @@ void run_run(const RunArgs& a) {
                 "--draw must be a folder when --image is a folder or video: ", a.draw);
 
   Graph g = load_onnx(a.model);
-  const ValueInfo in = image_input(g);
-  const int in_h = in.shape[2] > 0 ? static_cast<int>(in.shape[2]) : 640;
-  const int in_w = in.shape[3] > 0 ? static_cast<int>(in.shape[3]) : 640;
-  const std::string out_name = output_name(g);
+  const ValueInfo in = yolo_image_input(g);
+  const int in_h = yolo_input_height(g), in_w = yolo_input_width(g);
+  const std::string out_name = require_yolo_head_output(g);
   const auto kpt_shape = g.metadata_value("kpt_shape");
   const auto names = g.metadata_value("names");
 
