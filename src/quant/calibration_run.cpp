@@ -5,9 +5,9 @@
 #include <chrono>
 #include <exception>
 #include <mutex>
-#include <thread>
 
 #include "core/error.h"
+#include "core/worker_threads.h"
 
 namespace edgeq {
 namespace {
@@ -113,16 +113,9 @@ CalibrationRun calibrate_images(const Graph& graph, const std::string& model_sha
   const size_t workers = std::max<size_t>(1, std::min<size_t>(opt.workers, count));
   Shared shared(load, count, on_image, on_skip);
   std::vector<WorkerResult> results(workers);
-  if (workers == 1) {
-    run_worker(graph, model_sha256, preprocessing, input, opt.calibrator, shared, results[0]);
-  } else {
-    std::vector<std::thread> threads;
-    for (size_t w = 0; w < workers; ++w)
-      threads.emplace_back([&, w] {
-        run_worker(graph, model_sha256, preprocessing, input, opt.calibrator, shared, results[w]);
-      });
-    for (std::thread& t : threads) t.join();
-  }
+  run_workers(static_cast<int>(workers), [&](int w) {
+    run_worker(graph, model_sha256, preprocessing, input, opt.calibrator, shared, results[w]);
+  });
   if (shared.error) std::rethrow_exception(shared.error);
 
   CalibrationRun run;
