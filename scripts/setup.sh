@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 PKGS=(build-essential cmake pkg-config libonnx-dev libprotobuf-dev protobuf-compiler libdnnl-dev
       libopencv-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev libgtest-dev libgmock-dev
-      libbenchmark-dev libeigen3-dev chromium)
+      libbenchmark-dev libeigen3-dev chromium libonnx-testdata)
 # Node.js may come from elsewhere (nodesource, nvm): take Debian's only when there is none.
 command -v node >/dev/null && command -v npm >/dev/null || PKGS+=(nodejs npm)
 missing=()
@@ -26,5 +26,5 @@ if [ ! -d tools/ort/node_modules/onnxruntime-node ]; then
 fi
 
 echo "== building (Release)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DEDGEQ_WERROR="${EDGEQ_WERROR:-OFF}" >/dev/null
 cmake --build build -j"$(nproc)"

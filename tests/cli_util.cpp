@@ -12,9 +12,19 @@
 
 namespace edgeq::test {
 
-CliResult run_cli(const std::string& args) {
+std::string edgeq_bin() {
   const char* env = std::getenv("EDGEQ_BIN");
-  std::string bin = env ? env : std::string(EDGEQ_BINARY_DIR) + "/edgeq";
+  return env ? env : std::string(EDGEQ_BINARY_DIR) + "/edgeq";
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+CliResult run_cli(const std::string& args) {
+  const std::string bin = edgeq_bin();
   std::string dir = temp_dir("cli");
   std::string cmd =
       "'" + bin + "' " + args + " > '" + dir + "/out' 2> '" + dir + "/err' < /dev/null";
@@ -35,6 +45,27 @@ void expect_refusal(const CliResult& r, const std::string& needle, const std::st
   EXPECT_EQ(errors, 1u) << r.err;
   EXPECT_NE(r.err.rfind("edgeq: error: "), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(out)) << out << " was written";
+}
+
+const CliModelFixture& cli_model_fixture() {
+  static const CliModelFixture f = [] {
+    CliModelFixture f;
+    f.dir = temp_dir("cli_model");
+    if (!real_model_path().empty() && !coco8_pose_dir().empty()) {
+      f.model = real_model_path();
+      f.images = coco8_pose_dir() + "/images";
+      f.real = true;
+      return f;
+    }
+    f.model = f.dir + "/zoo.onnx";
+    f.images = f.dir + "/scenes";
+    auto z = run_cli("zoo yolo11n-pose -o " + shell_quote(f.model));
+    auto s = run_cli("scenes --out " + shell_quote(f.images) + " --n 6");
+    if (z.exit_code || s.exit_code)
+      f.skip = "cannot build the zoo model or scenes: " + z.err + s.err;
+    return f;
+  }();
+  return f;
 }
 
 }  // namespace edgeq::test

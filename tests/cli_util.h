@@ -11,6 +11,18 @@ struct CliResult {
 
 // Runs `edgeq ARGS` (a shell-quoted argument string) and captures its streams.
 CliResult run_cli(const std::string& args);
+// Path of the edgeq program the tests run ($EDGEQ_BIN, else the build folder's).
+std::string edgeq_bin();
+// 'S' quoted for the shell.
+std::string shell_quote(const std::string& s);
+
+// The FP32 model and images CLI tests run on: the real yolo11n-pose and coco8-pose when present,
+// otherwise the zoo model and 6 synthetic scenes (made once per test process).
+struct CliModelFixture {
+  std::string model, images, dir, skip;  // skip: why the fixture could not be made, or ""
+  bool real = false;
+};
+const CliModelFixture& cli_model_fixture();
 
 // A refused command (gtest expectations): non-zero exit, `needle` on stderr in exactly one error
 // line ("edgeq: error: ...", progress lines may come before it), and `out` not written.

@@ -24,10 +24,6 @@ namespace edgeq {
 namespace {
 namespace fs = std::filesystem;
 
-std::string q(const std::string& s) {
-  return "'" + s + "'";
-}
-
 struct Fixture {
   std::string model, photos, dir, skip;
 };
@@ -42,7 +38,7 @@ const Fixture& fixture() {
       return f;
     }
     f.model = f.dir + "/zoo.onnx";
-    auto z = test::run_cli("zoo yolo11n-pose -o " + q(f.model));
+    auto z = test::run_cli("zoo yolo11n-pose -o " + test::shell_quote(f.model));
     if (z.exit_code) f.skip = "cannot build the zoo model: " + z.err;
     return f;
   }();
@@ -82,12 +78,14 @@ TEST(DeployRunCli, PipelineGivesTheSerialDetectionsFrameForFrame) {
   REQUIRE_FIXTURE();
   const std::string v = video("clip.avi", 36);
   const std::string d = fx.dir + "/same";
-  auto s = test::run_cli("run --model " + q(fx.model) + " --image " + q(v) + " --json " +
-                         q(d + "/serial.json") + " --report " + q(d + "/serial_report.json"));
+  auto s = test::run_cli("run --model " + test::shell_quote(fx.model) + " --image " +
+                         test::shell_quote(v) + " --json " + test::shell_quote(d + "/serial.json") +
+                         " --report " + test::shell_quote(d + "/serial_report.json"));
   ASSERT_EQ(s.exit_code, 0) << s.err;
-  auto p = test::run_cli("run --model " + q(fx.model) + " --image " + q(v) +
-                         " --pipeline --queue 2 --json " + q(d + "/pipe.json") + " --report " +
-                         q(d + "/pipe_report.json"));
+  auto p = test::run_cli("run --model " + test::shell_quote(fx.model) + " --image " +
+                         test::shell_quote(v) + " --pipeline --queue 2 --json " +
+                         test::shell_quote(d + "/pipe.json") + " --report " +
+                         test::shell_quote(d + "/pipe_report.json"));
   ASSERT_EQ(p.exit_code, 0) << p.err;
   std::printf("%s", p.out.substr(p.out.find("stage")).c_str());
 
@@ -145,8 +143,10 @@ TEST(DeployRunCli, CorruptFrameIsSkippedAndCounted) {
   const std::string v = video("corrupt.avi", 12);
   corrupt_frame(v, 5);
   const std::string d = fx.dir + "/corrupt";
-  auto r = test::run_cli("run --model " + q(fx.model) + " --image " + q(v) + " --pipeline --json " +
-                         q(d + "/d.json") + " --report " + q(d + "/r.json"));
+  auto r = test::run_cli("run --model " + test::shell_quote(fx.model) + " --image " +
+                         test::shell_quote(v) + " --pipeline --json " +
+                         test::shell_quote(d + "/d.json") + " --report " +
+                         test::shell_quote(d + "/r.json"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(count_of(r.err, "skipping undecodable frame 5 of video"), 1u) << r.err;
   const auto rep = nlohmann::json::parse(read_file(d + "/r.json"));
@@ -164,28 +164,33 @@ TEST(DeployRunCli, VideoThatCannotBeOpenedIsOneLineAndWritesNothing) {
   const std::string d = test::temp_dir("deploy_bad");
   write_file_atomic(d + "/bad.mp4", std::string(10000, 'z'));
   for (const char* mode : {"", " --pipeline"}) {
-    auto r = test::run_cli("run --model " + q(fx.model) + " --image " + q(d + "/bad.mp4") + mode +
-                           " --json " + q(d + "/d.json") + " --report " + q(d + "/r.json"));
+    auto r = test::run_cli("run --model " + test::shell_quote(fx.model) + " --image " +
+                           test::shell_quote(d + "/bad.mp4") + mode + " --json " +
+                           test::shell_quote(d + "/d.json") + " --report " +
+                           test::shell_quote(d + "/r.json"));
     EXPECT_EQ(r.exit_code, 1) << mode;
     EXPECT_NE(r.err.find("cannot open video"), std::string::npos) << r.err;
     EXPECT_EQ(count_of(r.err, "\n"), 1u) << r.err;
     EXPECT_FALSE(fs::exists(d + "/d.json"));
     EXPECT_FALSE(fs::exists(d + "/r.json"));
   }
-  auto r = test::run_cli("run --model " + q(fx.model) + " --image " + q(d + "/none.avi"));
+  auto r = test::run_cli("run --model " + test::shell_quote(fx.model) + " --image " +
+                         test::shell_quote(d + "/none.avi"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("video not found"), std::string::npos) << r.err;
-  r = test::run_cli("run --model " + q(fx.model) + " --image " + q(d + "/none.avi") +
-                    " --drop-late");
+  r = test::run_cli("run --model " + test::shell_quote(fx.model) + " --image " +
+                    test::shell_quote(d + "/none.avi") + " --drop-late");
   EXPECT_NE(r.err.find("--drop-late need --pipeline"), std::string::npos) << r.err;
-  r = test::run_cli("run --model " + q(fx.model) + " --image " + q(d + "/none.avi") + " --queue 4");
+  r = test::run_cli("run --model " + test::shell_quote(fx.model) + " --image " +
+                    test::shell_quote(d + "/none.avi") + " --queue 4");
   EXPECT_NE(r.err.find("--queue and --drop-late need --pipeline"), std::string::npos) << r.err;
 }
 
 // `edgeq scenes --video`: the frames and size asked for, readable back; a bad size is one line.
 TEST(DeployRunCli, ScenesWritesATestVideo) {
   const std::string d = test::temp_dir("deploy_scenes");
-  auto r = test::run_cli("scenes --video " + q(d + "/v.avi") + " --n 7 --size 320x240");
+  auto r =
+      test::run_cli("scenes --video " + test::shell_quote(d + "/v.avi") + " --n 7 --size 320x240");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   VideoFrameSource src(d + "/v.avi");
   Frame f;
@@ -196,7 +201,7 @@ TEST(DeployRunCli, ScenesWritesATestVideo) {
     ++n;
   }
   EXPECT_EQ(n, 7);
-  r = test::run_cli("scenes --video " + q(d + "/w.avi") + " --size 320by240");
+  r = test::run_cli("scenes --video " + test::shell_quote(d + "/w.avi") + " --size 320by240");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--size: expected WxH"), std::string::npos) << r.err;
   EXPECT_EQ(count_of(r.err, "\n"), 1u) << r.err;

@@ -16,10 +16,6 @@
 namespace edgeq {
 namespace {
 
-std::string q(const std::string& s) {
-  return "'" + s + "'";
-}
-
 std::string scene_video(const std::string& path, int frames) {
   SceneVideoOptions o;
   o.frames = frames;
@@ -31,22 +27,24 @@ std::string scene_video(const std::string& path, int frames) {
 TEST(DeployThousandFrames, PipelineMatchesSerialAndMemoryStaysFlat) {
   const std::string d = test::temp_dir("deploy_1000");
   const std::string model = d + "/small.onnx";
-  auto z = test::run_cli("zoo yolo11n-pose --imgsz 160 -o " + q(model));
+  auto z = test::run_cli("zoo yolo11n-pose --imgsz 160 -o " + test::shell_quote(model));
   ASSERT_EQ(z.exit_code, 0) << z.err;
   const std::string v1000 = scene_video(d + "/1000.avi", 1000);
   const std::string v200 = scene_video(d + "/200.avi", 200);
   // A low threshold: the untrained zoo model is unsure of everything, and the comparison needs
   // detections to compare. One inference thread: on a busy 2-core machine a 2-thread OpenMP team
   // per frame is several times slower than one thread.
-  const std::string common = "run --model " + q(model) + " --conf 0.05 --threads 1";
+  const std::string common = "run --model " + test::shell_quote(model) + " --conf 0.05 --threads 1";
 
-  auto s = test::run_cli(common + " --image " + q(v1000) + " --json " + q(d + "/serial.json"));
+  auto s = test::run_cli(common + " --image " + test::shell_quote(v1000) + " --json " +
+                         test::shell_quote(d + "/serial.json"));
   ASSERT_EQ(s.exit_code, 0) << s.err;
-  auto p = test::run_cli(common + " --image " + q(v1000) + " --pipeline --json " +
-                         q(d + "/pipe.json") + " --report " + q(d + "/pipe1000.json"));
+  auto p = test::run_cli(common + " --image " + test::shell_quote(v1000) + " --pipeline --json " +
+                         test::shell_quote(d + "/pipe.json") + " --report " +
+                         test::shell_quote(d + "/pipe1000.json"));
   ASSERT_EQ(p.exit_code, 0) << p.err;
-  auto p200 = test::run_cli(common + " --image " + q(v200) + " --pipeline --report " +
-                            q(d + "/pipe200.json"));
+  auto p200 = test::run_cli(common + " --image " + test::shell_quote(v200) +
+                            " --pipeline --report " + test::shell_quote(d + "/pipe200.json"));
   ASSERT_EQ(p200.exit_code, 0) << p200.err;
 
   const auto serial = nlohmann::json::parse(read_file(d + "/serial.json"));

@@ -51,7 +51,9 @@ TEST(DoctorFloatTail, DecodeTailOutsideQdqIsFlaggedForNpus) {
     EXPECT_EQ(count(f, "float-op", Severity::kWarning), 3) << t;
     EXPECT_EQ(count(f, "float-io", Severity::kWarning), 1) << t;  // output y written by Concat
     for (const Finding& x : f)
-      if (x.kind == "float-tail") EXPECT_EQ(x.numbers.at("nodes"), 3) << t;
+      if (x.kind == "float-tail") {
+        EXPECT_EQ(x.numbers.at("nodes"), 3) << t;
+      }
   }
   auto cpu = float_tail_findings(q, load_target("cpu"));
   EXPECT_EQ(count(cpu, "float-tail", Severity::kInfo), 1);

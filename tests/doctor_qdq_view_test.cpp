@@ -65,7 +65,9 @@ TEST(DoctorQdqView, ThirdPartyNamesAndEncodings) {
   EXPECT_NEAR(t->numbers.at("clipped_fraction"), 3.0 / 8.0, 0.05);  // 0.75, 0.9, 1.0
   EXPECT_EQ(t->severity, Severity::kError);
   for (const Finding& f : rep.findings)
-    if (f.kind != "truncation") EXPECT_EQ(f.severity, Severity::kInfo) << f.message;
+    if (f.kind != "truncation") {
+      EXPECT_EQ(f.severity, Severity::kInfo) << f.message;
+    }
 
   // patch by the FP32 name; the fixed model passes r = 1.0 through.
   PatchResult p = patch_qdq(q, {{"r"}, 0.0, 1.0, std::nullopt});

@@ -27,7 +27,11 @@ struct In {
 };
 
 In f(Shape s, double lo = -2, double hi = 2) {
-  return {std::move(s), DType::kFloat32, lo, hi};
+  In i;
+  i.shape = std::move(s);
+  i.lo = lo;
+  i.hi = hi;
+  return i;
 }
 In cf(Shape s, double lo = -1, double hi = 1) {
   In i = f(std::move(s), lo, hi);
@@ -35,7 +39,12 @@ In cf(Shape s, double lo = -1, double hi = 1) {
   return i;
 }
 In ints(Shape s, DType dt, double lo, double hi) {
-  return {std::move(s), dt, lo, hi};
+  In i;
+  i.shape = std::move(s);
+  i.dtype = dt;
+  i.lo = lo;
+  i.hi = hi;
+  return i;
 }
 In fixed(Tensor t) {
   In i;
@@ -484,6 +493,11 @@ std::vector<Case> table() {
        {f({2, 2, 4, 5}), no_roi, none(), i64({2, 2, 7, 3})},
        resize_attrs("linear", "align_corners", ""),
        13},
+      {"Resize_linear_align_scales_down",
+       "Resize",
+       {f({1, 2, 5, 9}), no_roi, f32({1, 1, 0.6f, 0.7f})},
+       resize_attrs("linear", "align_corners", ""),
+       13},
       {"Resize_linear_pytorch_down",
        "Resize",
        {f({1, 2, 9, 13}), no_roi, none(), i64({1, 2, 4, 1})},
@@ -761,6 +775,23 @@ INSTANTIATE_TEST_SUITE_P(Table, OpsTest, ::testing::ValuesIn(table()),
                          [](const ::testing::TestParamInfo<Case>& info) {
                            return info.param.name;
                          });
+
+// ONNX's test_resize_downsample_scales_linear_align_corners, by hand: with scales, align_corners
+// divides by in_len * scale - 1 (here 4 * 0.6 - 1 = 1.4), not by the rounded-down output length.
+TEST(OpsResize, AlignCornersWithScalesUsesTheUnroundedLength) {
+  const Tensor x = Tensor::from_vector<float>({1, 1, 2, 4}, {1, 2, 3, 4, 5, 6, 7, 8});
+  Case c{"align",
+         "Resize",
+         {fixed(x), none(), f32({1, 1, 0.6f, 0.6f})},
+         {attr_s("mode", "linear"), attr_s("coordinate_transformation_mode", "align_corners")},
+         13};
+  KernelRun r;
+  build_and_run(c, r);
+  const Tensor& y = r.outputs.at(0);
+  ASSERT_EQ(y.shape(), (Shape{1, 1, 1, 2}));
+  EXPECT_FLOAT_EQ(y.data<float>()[0], 1.0f);
+  EXPECT_NEAR(y.data<float>()[1], 1.0f + 3.0f / 1.4f, 1e-6);  // x = 1 * (4 - 1) / 1.4
+}
 
 // Bad attributes, shapes or inputs fail with one line naming the node and the problem.
 TEST(OpsErrors, NameTheNodeAndTheProblem) {

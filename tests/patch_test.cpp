@@ -96,7 +96,9 @@ TEST(Patch, OnlyTheNamedValueChanges) {
     EXPECT_EQ(a.outputs, b.outputs) << a.name;
     bool patched = static_cast<int>(i) == d.quantize ||
                    std::count(d.dequantize.begin(), d.dequantize.end(), static_cast<int>(i));
-    if (!patched) EXPECT_EQ(a.domain, b.domain) << a.name;
+    if (!patched) {
+      EXPECT_EQ(a.domain, b.domain) << a.name;
+    }
   }
   // Encodings read back: only d differs.
   EncodingSet eb = encodings_from_qdq(before), ea = encodings_from_qdq(after);

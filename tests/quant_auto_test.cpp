@@ -14,10 +14,6 @@
 namespace edgeq {
 namespace {
 
-std::string q(const std::string& s) {
-  return "'" + s + "'";
-}
-
 struct AutoFixture {
   std::string dir, model, stats, calib, val;
 };
@@ -30,11 +26,14 @@ const AutoFixture& fixture() {
     f.calib = f.dir + "/calib";
     f.val = f.dir + "/val";
     f.stats = f.dir + "/zoo.stats";
-    EXPECT_EQ(test::run_cli("zoo yolo11n-pose -o " + q(f.model)).exit_code, 0);
-    EXPECT_EQ(test::run_cli("scenes --out " + q(f.calib) + " --n 4 --seed 1").exit_code, 0);
-    EXPECT_EQ(test::run_cli("scenes --out " + q(f.val) + " --n 2 --seed 2").exit_code, 0);
-    auto c = test::run_cli("calibrate --model " + q(f.model) + " --images " + q(f.calib) +
-                           " --out " + q(f.stats));
+    EXPECT_EQ(test::run_cli("zoo yolo11n-pose -o " + test::shell_quote(f.model)).exit_code, 0);
+    EXPECT_EQ(
+        test::run_cli("scenes --out " + test::shell_quote(f.calib) + " --n 4 --seed 1").exit_code,
+        0);
+    EXPECT_EQ(
+        test::run_cli("scenes --out " + test::shell_quote(f.val) + " --n 2 --seed 2").exit_code, 0);
+    auto c = test::run_cli("calibrate --model " + test::shell_quote(f.model) + " --images " +
+                           test::shell_quote(f.calib) + " --out " + test::shell_quote(f.stats));
     EXPECT_EQ(c.exit_code, 0) << c.err;
     return f;
   }();
@@ -42,7 +41,8 @@ const AutoFixture& fixture() {
 }
 
 std::string base(const AutoFixture& f) {
-  return "quantize --model " + q(f.model) + " --stats " + q(f.stats) + " --scheme w8a8";
+  return "quantize --model " + test::shell_quote(f.model) + " --stats " +
+         test::shell_quote(f.stats) + " --scheme w8a8";
 }
 
 }  // namespace
@@ -53,9 +53,10 @@ TEST(QuantAuto, BudgetHoldsKeptStepsImproveAndThreadsDoNotMatter) {
   for (int k = 0; k < 2; ++k) {
     const std::string t = k == 0 ? "1" : "2";
     auto r =
-        test::run_cli(base(f) + " --auto 5 --images " + q(f.val) + " --threads " + t +
-                      " --auto-out " + q(f.dir + "/set" + t + ".json") + " --auto-log " +
-                      q(f.dir + "/log" + t + ".json") + " --out " + q(f.dir + "/a" + t + ".onnx"));
+        test::run_cli(base(f) + " --auto 5 --images " + test::shell_quote(f.val) + " --threads " +
+                      t + " --auto-out " + test::shell_quote(f.dir + "/set" + t + ".json") +
+                      " --auto-log " + test::shell_quote(f.dir + "/log" + t + ".json") + " --out " +
+                      test::shell_quote(f.dir + "/a" + t + ".onnx"));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.err.find("ETA"), std::string::npos) << r.err;  // progress
     runs[k] = read_file(f.dir + "/a" + t + ".onnx");
@@ -74,8 +75,8 @@ TEST(QuantAuto, BudgetHoldsKeptStepsImproveAndThreadsDoNotMatter) {
   }
   EXPECT_LE(log.at("result").at("loss").get<double>(), log.at("base").at("loss").get<double>());
   // The chosen set through --mixed gives the same model.
-  auto m = test::run_cli(base(f) + " --mixed " + q(f.dir + "/set1.json") + " --out " +
-                         q(f.dir + "/m.onnx"));
+  auto m = test::run_cli(base(f) + " --mixed " + test::shell_quote(f.dir + "/set1.json") +
+                         " --out " + test::shell_quote(f.dir + "/m.onnx"));
   ASSERT_EQ(m.exit_code, 0) << m.err;
   EXPECT_TRUE(read_file(f.dir + "/m.onnx") == runs[0]);
 }
@@ -85,21 +86,22 @@ TEST(QuantAuto, BadInputIsOneLineAndWritesNothing) {
   const std::string out = f.dir + "/bad.onnx";
   std::filesystem::create_directories(f.dir + "/empty");
   const std::pair<std::string, std::string> cases[] = {
-      {" --auto 150 --images " + q(f.val), "(0, 100]"},
-      {" --auto -1 --images " + q(f.val), "(0, 100]"},
+      {" --auto 150 --images " + test::shell_quote(f.val), "(0, 100]"},
+      {" --auto -1 --images " + test::shell_quote(f.val), "(0, 100]"},
       {" --auto 10", "needs --images"},
-      {" --auto 10 --images " + q(f.dir + "/empty"), "no images"},
-      {" --auto 10 --images " + q(f.dir + "/missing"), "--images"},
-      {" --auto-log " + q(f.dir + "/l.json"), "need --auto"},
+      {" --auto 10 --images " + test::shell_quote(f.dir + "/empty"), "no images"},
+      {" --auto 10 --images " + test::shell_quote(f.dir + "/missing"), "--images"},
+      {" --auto-log " + test::shell_quote(f.dir + "/l.json"), "need --auto"},
   };
   for (const auto& [flags, words] : cases) {
-    auto r = test::run_cli(base(f) + flags + " --out " + q(out));
+    auto r = test::run_cli(base(f) + flags + " --out " + test::shell_quote(out));
     EXPECT_NE(r.exit_code, 0) << flags;
     EXPECT_NE(r.err.find(words), std::string::npos) << flags << ": " << r.err;
     EXPECT_FALSE(std::filesystem::exists(out)) << flags;
   }
-  auto w16 = test::run_cli("quantize --model " + q(f.model) + " --stats " + q(f.stats) +
-                           " --scheme w8a16 --auto 10 --images " + q(f.val) + " --out " + q(out));
+  auto w16 = test::run_cli("quantize --model " + test::shell_quote(f.model) + " --stats " +
+                           test::shell_quote(f.stats) + " --scheme w8a16 --auto 10 --images " +
+                           test::shell_quote(f.val) + " --out " + test::shell_quote(out));
   EXPECT_NE(w16.err.find("--scheme w8a8"), std::string::npos) << w16.err;
   EXPECT_FALSE(std::filesystem::exists(out));
 }

@@ -127,7 +127,9 @@ TEST(Calibrator, DerivedStatisticsEqualReadOnes) {
       EXPECT_EQ(k.count(), h.count()) << name;
       EXPECT_EQ(k.min(), h.min()) << name << " stride " << stride;
       EXPECT_EQ(k.max(), h.max()) << name << " stride " << stride;
-      if (stride == 1) EXPECT_TRUE(k == h) << name;
+      if (stride == 1) {
+        EXPECT_TRUE(k == h) << name;
+      }
       const double span = double(h.max()) - h.min();
       for (double q : {0.001, 0.01, 0.5, 0.99, 0.999})
         EXPECT_NEAR(k.quantile(q), h.quantile(q), 0.02 * span) << name << " q " << q;
@@ -342,7 +344,9 @@ TEST(Calibrator, DefaultStatisticsGiveTheRangesOfExactOnesOnTheRealModel) {
           "  %-10s %2d bit: default vs exact: median %.2g, p95 %.2g, max %.2g of the span;"
           " 7 vs 8 images: median %.2g, p95 %.2g\n",
           spec, bits, a[0], a[1], a[2], b[0], b[1]);
-      if (std::string(spec) == "minmax") EXPECT_LE(a[2], 1e-6);
+      if (std::string(spec) == "minmax") {
+        EXPECT_LE(a[2], 1e-6);
+      }
       // Sampling moves ranges less than leaving out one image of eight does; entropy, whose
       // search reads which fine bins are empty, may move up to 3.5 times as much at the 95th
       // percentile (use --histogram-stride 1 for it when that matters).

@@ -26,36 +26,9 @@ namespace edgeq {
 namespace {
 namespace fs = std::filesystem;
 
-std::string q(const std::string& s) {
-  return "'" + s + "'";
-}
-
-// The FP32 model and images the CLI tests run on: the real model and coco8-pose, or the zoo
-// model and 6 synthetic scenes.
-struct Fixture {
-  std::string model, images, dir, skip;
-  bool real = false;
-};
-
+using Fixture = test::CliModelFixture;
 const Fixture& fixture() {
-  static const Fixture f = [] {
-    Fixture f;
-    f.dir = test::temp_dir("quant_cli");
-    if (!test::real_model_path().empty() && !test::coco8_pose_dir().empty()) {
-      f.model = test::real_model_path();
-      f.images = test::coco8_pose_dir() + "/images";
-      f.real = true;
-      return f;
-    }
-    f.model = f.dir + "/zoo.onnx";
-    f.images = f.dir + "/scenes";
-    auto z = test::run_cli("zoo yolo11n-pose -o " + q(f.model));
-    auto s = test::run_cli("scenes --out " + q(f.images) + " --n 6");
-    if (z.exit_code || s.exit_code)
-      f.skip = "cannot build the zoo model or scenes: " + z.err + s.err;
-    return f;
-  }();
-  return f;
+  return test::cli_model_fixture();
 }
 
 #define REQUIRE_FIXTURE()                                       \
@@ -68,8 +41,8 @@ const std::string& full_stats() {
   static const std::string path = [] {
     const Fixture& fx = fixture();
     std::string p = fx.dir + "/full.stats";
-    auto r = test::run_cli("calibrate --model " + q(fx.model) + " --images " + q(fx.images) +
-                           " --n 8 --out " + q(p));
+    auto r = test::run_cli("calibrate --model " + test::shell_quote(fx.model) + " --images " +
+                           test::shell_quote(fx.images) + " --n 8 --out " + test::shell_quote(p));
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return p;
   }();
@@ -115,7 +88,9 @@ void expect_agrees_with_ort(const std::string& qpath, const std::vector<std::str
       "edgeq vs ORT, %s: %zu anchors scored > 0.25, max box %.4g px, max score %.4g (output0 "
       "step %.4g)\n",
       what, confident, box, score, step);
-  if (expect_detections) EXPECT_GT(confident, 0u) << what;
+  if (expect_detections) {
+    EXPECT_GT(confident, 0u) << what;
+  }
   EXPECT_LE(box, 0.1) << what;
   EXPECT_LE(score, score_tol) << what;
 }
@@ -193,9 +168,9 @@ TEST(QuantCli, CalibrateQuantizeW8A16RunsInEdgeqAndOnnxRuntime) {
   const std::string stats = full_stats();
   ASSERT_TRUE(fs::exists(stats));
   const std::string qpath = fx.dir + "/w8a16.onnx", enc = fx.dir + "/w8a16.json";
-  auto r =
-      test::run_cli("quantize --model " + q(fx.model) + " --stats " + q(stats) +
-                    " --scheme w8a16 --range mse --out " + q(qpath) + " --encodings " + q(enc));
+  auto r = test::run_cli("quantize --model " + test::shell_quote(fx.model) + " --stats " +
+                         test::shell_quote(stats) + " --scheme w8a16 --range mse --out " +
+                         test::shell_quote(qpath) + " --encodings " + test::shell_quote(enc));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::printf("%s", r.out.c_str());
   EXPECT_NE(r.out.find(" 0 at 8 bit"), std::string::npos) << r.out;  // all activations 16 bit
@@ -205,11 +180,14 @@ TEST(QuantCli, CalibrateQuantizeW8A16RunsInEdgeqAndOnnxRuntime) {
   EncodingSet back = encodings_from_qdq(load_onnx(qpath));
   ASSERT_FALSE(back.activations.empty());
   for (const auto& [name, te] : back.activations)
-    if (!te.is_float) EXPECT_EQ(te.channels.at(0).bitwidth, 16) << name;
+    if (!te.is_float) {
+      EXPECT_EQ(te.channels.at(0).bitwidth, 16) << name;
+    }
 
   auto images = list_images(fx.images);
-  auto inf = test::run_cli("infer --model " + q(qpath) + " --image " + q(images[0]) + " --out " +
-                           q(fx.dir + "/infer"));
+  auto inf = test::run_cli("infer --model " + test::shell_quote(qpath) + " --image " +
+                           test::shell_quote(images[0]) + " --out " +
+                           test::shell_quote(fx.dir + "/infer"));
   ASSERT_EQ(inf.exit_code, 0) << inf.err;
   EXPECT_TRUE(fs::exists(fx.dir + "/infer/output0.npy"));
 
@@ -223,15 +201,17 @@ TEST(QuantCli, W8A16QnnPlacementAndOpset21AgreeWithOnnxRuntime) {
   EDGEQ_REQUIRE_ORT();
   for (const std::string flags : {"--placement qnn", "--qdq16 opset21"}) {
     const std::string qpath = fx.dir + "/w8a16_" + flags.substr(2, 5) + ".onnx";
-    auto r = test::run_cli("quantize --model " + q(fx.model) + " --stats " + q(full_stats()) +
-                           " --scheme w8a16 --range mse " + flags + " --out " + q(qpath));
+    auto r = test::run_cli("quantize --model " + test::shell_quote(fx.model) + " --stats " +
+                           test::shell_quote(full_stats()) + " --scheme w8a16 --range mse " +
+                           flags + " --out " + test::shell_quote(qpath));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     Graph g = load_onnx(qpath);
     if (flags == "--qdq16 opset21") {
       EXPECT_GE(g.opset(), 21);
       for (const Node& n : g.nodes)
-        if (n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear")
+        if (n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear") {
           EXPECT_EQ(n.domain, "") << n.name;  // ONNX domain, not com.microsoft
+        }
     }
     expect_agrees_with_ort(qpath, list_images(fx.images), fx.real, ("W8A16 mse " + flags).c_str());
   }
@@ -243,17 +223,20 @@ TEST(QuantCli, ShardedCalibrationMergedGivesTheSameModelBytes) {
   ensure_dir(d);
   for (const char* s : {"0/2", "1/2"}) {
     std::string out = d + "/s" + std::string(1, s[0]) + ".stats";
-    auto r = test::run_cli("calibrate --model " + q(fx.model) + " --images " + q(fx.images) +
-                           " --n 8 --shard " + s + " --out " + q(out));
+    auto r = test::run_cli("calibrate --model " + test::shell_quote(fx.model) + " --images " +
+                           test::shell_quote(fx.images) + " --n 8 --shard " + s + " --out " +
+                           test::shell_quote(out));
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
-  auto m = test::run_cli("stats merge " + q(d + "/s0.stats") + " " + q(d + "/s1.stats") + " -o " +
-                         q(d + "/merged.stats"));
+  auto m = test::run_cli("stats merge " + test::shell_quote(d + "/s0.stats") + " " +
+                         test::shell_quote(d + "/s1.stats") + " -o " +
+                         test::shell_quote(d + "/merged.stats"));
   ASSERT_EQ(m.exit_code, 0) << m.err;
   for (const std::string& st : {full_stats(), d + "/merged.stats"}) {
     std::string out = d + (st == full_stats() ? "/one.onnx" : "/merged.onnx");
-    auto r = test::run_cli("quantize --model " + q(fx.model) + " --stats " + q(st) +
-                           " --scheme w8a8 --range entropy --a16 decode --out " + q(out));
+    auto r = test::run_cli(
+        "quantize --model " + test::shell_quote(fx.model) + " --stats " + test::shell_quote(st) +
+        " --scheme w8a8 --range entropy --a16 decode --out " + test::shell_quote(out));
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   std::string a = read_file(d + "/one.onnx"), b = read_file(d + "/merged.onnx");
@@ -270,9 +253,10 @@ TEST(QuantCli, CalibrationWorkersWriteTheSameStatsBytes) {
   const std::string d = fx.dir + "/workers";
   ensure_dir(d);
   for (const char* w : {"1", "3"}) {
-    auto r = test::run_cli("calibrate --model " + q(fx.model) + " --images " + q(fx.images) +
-                           " --n 8 --threads 3 --workers " + w + " --out " +
-                           q(d + "/w" + w + ".stats") + " --json " + q(d + "/w" + w + ".json"));
+    auto r = test::run_cli("calibrate --model " + test::shell_quote(fx.model) + " --images " +
+                           test::shell_quote(fx.images) + " --n 8 --threads 3 --workers " + w +
+                           " --out " + test::shell_quote(d + "/w" + w + ".stats") + " --json " +
+                           test::shell_quote(d + "/w" + w + ".json"));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     // Forwards always run on one thread per worker (oneDNN's summation order may depend on
     // how many threads split a convolution: at 3 threads it does on yolo11n-pose).
@@ -293,19 +277,22 @@ TEST(QuantCli, CalibrationWorkersWriteTheSameStatsBytes) {
 // 0) and warns once.
 TEST(QuantCli, W8A8KeepsTheDecodeTailAt16BitUnlessA16None) {
   REQUIRE_FIXTURE();
-  const std::string base =
-      "quantize --model " + q(fx.model) + " --stats " + q(full_stats()) + " --scheme w8a8";
-  auto plain = test::run_cli(base + " --out " + q(fx.dir + "/w8a8.onnx"));
+  const std::string base = "quantize --model " + test::shell_quote(fx.model) + " --stats " +
+                           test::shell_quote(full_stats()) + " --scheme w8a8";
+  auto plain = test::run_cli(base + " --out " + test::shell_quote(fx.dir + "/w8a8.onnx"));
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_EQ(plain.err.find("warning"), std::string::npos) << plain.err;
-  auto decode = test::run_cli(base + " --a16 decode --out " + q(fx.dir + "/w8a8d.onnx"));
+  auto decode =
+      test::run_cli(base + " --a16 decode --out " + test::shell_quote(fx.dir + "/w8a8d.onnx"));
   ASSERT_EQ(decode.exit_code, 0) << decode.err;
   EXPECT_TRUE(read_file(fx.dir + "/w8a8.onnx") == read_file(fx.dir + "/w8a8d.onnx"));
-  auto none = test::run_cli(base + " --a16 none --out " + q(fx.dir + "/w8a8n.onnx"));
+  auto none =
+      test::run_cli(base + " --a16 none --out " + test::shell_quote(fx.dir + "/w8a8n.onnx"));
   ASSERT_EQ(none.exit_code, 0) << none.err;
   EXPECT_NE(none.err.find("--a16 decode"), std::string::npos) << none.err;
   EXPECT_EQ(count_lines(none.err), 1) << none.err;
-  auto mixed = test::run_cli(base + " --a16 none,decode --out " + q(fx.dir + "/w8a8x.onnx"));
+  auto mixed =
+      test::run_cli(base + " --a16 none,decode --out " + test::shell_quote(fx.dir + "/w8a8x.onnx"));
   EXPECT_NE(mixed.exit_code, 0);
   EXPECT_NE(mixed.err.find("--a16 none cannot be combined"), std::string::npos) << mixed.err;
   EXPECT_FALSE(fs::exists(fx.dir + "/w8a8x.onnx"));
@@ -342,7 +329,9 @@ TEST(QuantCli, W8A8KeepsTheDecodeTailAt16BitUnlessA16None) {
   }
   std::printf("W8A8 default, edgeq vs ORT: %zu anchors > 0.25 in both, %zu in either\n", both,
               either);
-  if (fx.real) EXPECT_GT(both, 0u);
+  if (fx.real) {
+    EXPECT_GT(both, 0u);
+  }
   EXPECT_GE(both, either * 8 / 10);
 }
 
@@ -356,11 +345,11 @@ TEST(QuantCliBadInput, EmptyOrUnreadableImageFolder) {
   ensure_dir(empty);
   ensure_dir(junk);
   write_file_atomic(junk + "/broken.jpg", "not a jpeg");
-  expect_refusal(test::run_cli("calibrate --model " + q(fx.model) + " --images " + q(empty) +
-                               " --out " + q(out)),
+  expect_refusal(test::run_cli("calibrate --model " + test::shell_quote(fx.model) + " --images " +
+                               test::shell_quote(empty) + " --out " + test::shell_quote(out)),
                  "holds no images", out);
-  auto r = test::run_cli("calibrate --model " + q(fx.model) + " --images " + q(junk) + " --out " +
-                         q(out));
+  auto r = test::run_cli("calibrate --model " + test::shell_quote(fx.model) + " --images " +
+                         test::shell_quote(junk) + " --out " + test::shell_quote(out));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("no readable image"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("broken.jpg"), std::string::npos) << r.err;  // the skip names the file
@@ -379,17 +368,19 @@ TEST(QuantCliBadInput, StatsFromAnotherModel) {
     }
   const std::string other = fx.dir + "/other.onnx", out = fx.dir + "/other_q.onnx";
   save_onnx(g, other);
-  expect_refusal(test::run_cli("quantize --model " + q(other) + " --stats " + q(full_stats()) +
-                               " --scheme w8a16 --out " + q(out)),
+  expect_refusal(test::run_cli("quantize --model " + test::shell_quote(other) + " --stats " +
+                               test::shell_quote(full_stats()) + " --scheme w8a16 --out " +
+                               test::shell_quote(out)),
                  "stats were computed for another model", out);
   // Merging stats of different models is refused too.
   const std::string os = fx.dir + "/other.stats", merged = fx.dir + "/bad_merge.stats";
   auto images = list_images(fx.images);
-  ASSERT_EQ(test::run_cli("calibrate --model " + q(other) + " --images " + q(images[0]) +
-                          " --out " + q(os))
+  ASSERT_EQ(test::run_cli("calibrate --model " + test::shell_quote(other) + " --images " +
+                          test::shell_quote(images[0]) + " --out " + test::shell_quote(os))
                 .exit_code,
             0);
-  auto m = test::run_cli("stats merge " + q(full_stats()) + " " + q(os) + " -o " + q(merged));
+  auto m = test::run_cli("stats merge " + test::shell_quote(full_stats()) + " " +
+                         test::shell_quote(os) + " -o " + test::shell_quote(merged));
   EXPECT_NE(m.exit_code, 0);
   EXPECT_EQ(count_lines(m.err), 1) << m.err;
   EXPECT_FALSE(fs::exists(merged));
@@ -399,9 +390,10 @@ TEST(QuantCliBadInput, OverridesNamingUnknownTensors) {
   REQUIRE_FIXTURE();
   const std::string ov = fx.dir + "/overrides.json", out = fx.dir + "/ov.onnx";
   write_file_atomic(ov, R"({"no_such_tensor": {"bitwidth": 16, "min": -1, "max": 1}})");
-  expect_refusal(test::run_cli("quantize --model " + q(fx.model) + " --stats " + q(full_stats()) +
-                               " --scheme w8a16 --overrides " + q(ov) + " --out " + q(out) +
-                               " --encodings " + q(out + ".json")),
+  expect_refusal(test::run_cli("quantize --model " + test::shell_quote(fx.model) + " --stats " +
+                               test::shell_quote(full_stats()) + " --scheme w8a16 --overrides " +
+                               test::shell_quote(ov) + " --out " + test::shell_quote(out) +
+                               " --encodings " + test::shell_quote(out + ".json")),
                  "no_such_tensor", out);
   EXPECT_FALSE(fs::exists(out + ".json"));
 }
@@ -420,9 +412,10 @@ TEST(QuantCliBadInput, NaNWeight) {
   ASSERT_FALSE(poisoned.empty());
   const std::string model = fx.dir + "/nan.onnx", out = fx.dir + "/nan.stats";
   save_onnx(g, model);
-  expect_refusal(test::run_cli("calibrate --model " + q(model) + " --images " + q(fx.images) +
-                               " --n 2 --out " + q(out)),
-                 "'" + poisoned + "'", out);
+  expect_refusal(
+      test::run_cli("calibrate --model " + test::shell_quote(model) + " --images " +
+                    test::shell_quote(fx.images) + " --n 2 --out " + test::shell_quote(out)),
+      "'" + poisoned + "'", out);
 }
 
 TEST(QuantCliBadInput, NaNActivationNamesTheFirstValue) {
@@ -451,9 +444,10 @@ TEST(QuantCliBadInput, NaNActivationNamesTheFirstValue) {
   g.outputs.push_back({"out", DType::kFloat32, {1, 3, 32, 32}});
   const std::string model = fx.dir + "/nan_act.onnx", out = fx.dir + "/nan_act.stats";
   save_onnx(g, model);
-  expect_refusal(test::run_cli("calibrate --model " + q(model) + " --images " + q(fx.images) +
-                               " --n 2 --out " + q(out)),
-                 "activation 'root'", out);
+  expect_refusal(
+      test::run_cli("calibrate --model " + test::shell_quote(model) + " --images " +
+                    test::shell_quote(fx.images) + " --n 2 --out " + test::shell_quote(out)),
+      "activation 'root'", out);
 }
 
 }  // namespace

@@ -181,7 +181,9 @@ TEST(QuantQdq, WeightsBiasAndNamesW8A8) {
   // The graph input is read through "images_DequantizeLinear_Output".
   EXPECT_EQ(producer(out, "images_DequantizeLinear_Output")->op_type, "DequantizeLinear");
   for (const Node& n : out.nodes)
-    if (n.name == "conv") EXPECT_EQ(n.inputs[0], "images_DequantizeLinear_Output");
+    if (n.name == "conv") {
+      EXPECT_EQ(n.inputs[0], "images_DequantizeLinear_Output");
+    }
   // Div stays float (reads the dequantized r); the Div constant is not quantized under ORT.
   EXPECT_EQ(out.initializers.count("two"), 1u);
   EXPECT_EQ(out.opset(""), 17);
@@ -248,8 +250,9 @@ TEST(QuantQdq, RunsInExecutorAndOnnxRuntime) {
         EXPECT_EQ(loaded.opset(""), contrib ? 17 : 21);
         EXPECT_EQ(loaded.opset("com.microsoft"), contrib ? 1 : 0);
         for (const Node& n : loaded.nodes)
-          if (n.op_type == "QuantizeLinear")
+          if (n.op_type == "QuantizeLinear") {
             EXPECT_EQ(n.domain, contrib ? "com.microsoft" : "") << n.name;
+          }
         EXPECT_EQ(loaded.initializers.at("out_zero_point").dtype(), DType::kUInt16);
       }
       Executor ex(loaded);

@@ -22,10 +22,6 @@ namespace edgeq {
 namespace {
 namespace fs = std::filesystem;
 
-std::string q(const std::string& s) {
-  return "'" + s + "'";
-}
-
 struct Fixture {
   std::string dir, model, images, stats, skip;
 };
@@ -39,9 +35,10 @@ const Fixture& fixture() {
     f.images = f.dir + "/scenes";
     f.stats = f.dir + "/zoo.stats.json";
     for (const std::string& cmd :
-         {"zoo yolo11n-pose -o " + q(f.model), "scenes --out " + q(f.images) + " --n 3",
-          "calibrate --model " + q(f.model) + " --images " + q(f.images) + " --out " +
-              q(f.stats)}) {
+         {"zoo yolo11n-pose -o " + test::shell_quote(f.model),
+          "scenes --out " + test::shell_quote(f.images) + " --n 3",
+          "calibrate --model " + test::shell_quote(f.model) + " --images " +
+              test::shell_quote(f.images) + " --out " + test::shell_quote(f.stats)}) {
       auto r = test::run_cli(cmd);
       if (r.exit_code != 0) {
         f.skip = "'" + cmd + "' failed: " + r.err;
@@ -58,8 +55,8 @@ const Fixture& fixture() {
   if (!fx.skip.empty()) GTEST_SKIP() << "skipped: " << fx.skip
 
 std::string quantize_args(const Fixture& fx, const std::string& scheme, const std::string& out) {
-  return "quantize --model " + q(fx.model) + " --stats " + q(fx.stats) + " --scheme " + scheme +
-         " --out " + q(out);
+  return "quantize --model " + test::shell_quote(fx.model) + " --stats " +
+         test::shell_quote(fx.stats) + " --scheme " + scheme + " --out " + test::shell_quote(out);
 }
 
 // The repaired W8A16 model, written with --threads 1 (once).
@@ -68,7 +65,7 @@ const std::string& repaired_model() {
     const Fixture& fx = fixture();
     const std::string p = fx.dir + "/gptq_bc_t1.onnx";
     auto r = test::run_cli(quantize_args(fx, "w8a16", p) + " --gptq --bias-correction --cle " +
-                           "--images " + q(fx.images) + " --n 2 --threads 1");
+                           "--images " + test::shell_quote(fx.images) + " --n 2 --threads 1");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     std::printf("%s", r.out.c_str());
     EXPECT_NE(r.out.find("weight repair on 2 images"), std::string::npos) << r.out;
@@ -85,7 +82,7 @@ TEST(QuantRepairCli, SameBytesForAnyThreadCount) {
   REQUIRE_FIXTURE();
   const std::string one = repaired_model(), three = fx.dir + "/gptq_bc_t3.onnx";
   auto r = test::run_cli(quantize_args(fx, "w8a16", three) + " --gptq --bias-correction --cle " +
-                         "--images " + q(fx.images) + " --n 2 --threads 3");
+                         "--images " + test::shell_quote(fx.images) + " --n 2 --threads 3");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(read_file(one) == read_file(three)) << "--threads 1 and 3 wrote different models";
   // And the repair did something: the model differs from the unrepaired one.
@@ -131,7 +128,7 @@ TEST(QuantRepairCli, RepairedModelRunsInOrtLikeEdgeq) {
 
 TEST(QuantRepairCli, GptqIsTheW8A16DefaultWithImages) {
   REQUIRE_FIXTURE();
-  const std::string images = " --images " + q(fx.images) + " --n 2";
+  const std::string images = " --images " + test::shell_quote(fx.images) + " --n 2";
   const std::string asked = fx.dir + "/w8a16_gptq.onnx", dflt = fx.dir + "/w8a16_default.onnx";
   const std::string off = fx.dir + "/w8a16_off.onnx", plain = fx.dir + "/w8a16_plain.onnx";
   ASSERT_EQ(test::run_cli(quantize_args(fx, "w8a16", asked) + images + " --gptq").exit_code, 0);
@@ -185,15 +182,16 @@ TEST(QuantRepairCli, CleEqualizesAPairAndRecalibratesTheValuesBetween) {
   REQUIRE_FIXTURE();
   const std::string model = fx.dir + "/pair.onnx", stats = fx.dir + "/pair.stats";
   save_onnx(conv_relu_depthwise(), model);
-  ASSERT_EQ(test::run_cli("calibrate --model " + q(model) + " --images " + q(fx.images) +
-                          " --out " + q(stats))
+  ASSERT_EQ(test::run_cli("calibrate --model " + test::shell_quote(model) + " --images " +
+                          test::shell_quote(fx.images) + " --out " + test::shell_quote(stats))
                 .exit_code,
             0);
-  const std::string base = "quantize --model " + q(model) + " --stats " + q(stats) +
-                           " --scheme w8a16 --per-tensor-weights --out ";
+  const std::string base = "quantize --model " + test::shell_quote(model) + " --stats " +
+                           test::shell_quote(stats) + " --scheme w8a16 --per-tensor-weights --out ";
   const std::string plain = fx.dir + "/pair_plain.onnx", cle = fx.dir + "/pair_cle.onnx";
-  ASSERT_EQ(test::run_cli(base + q(plain)).exit_code, 0);
-  auto r = test::run_cli(base + q(cle) + " --cle --no-gptq --images " + q(fx.images));
+  ASSERT_EQ(test::run_cli(base + test::shell_quote(plain)).exit_code, 0);
+  auto r = test::run_cli(base + test::shell_quote(cle) + " --cle --no-gptq --images " +
+                         test::shell_quote(fx.images));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("1 depthwise conv, 1 equalizable"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("equalized a -> dw"), std::string::npos) << r.out;
@@ -228,8 +226,8 @@ TEST(QuantRepairCli, RefusedWithOneLineAndNothingWritten) {
                          out);
   const std::string empty = fx.dir + "/empty";
   fs::create_directories(empty);
-  test::expect_refusal(test::run_cli(base + " --gptq --images " + q(empty)), "holds no images",
-                       out);
+  test::expect_refusal(test::run_cli(base + " --gptq --images " + test::shell_quote(empty)),
+                       "holds no images", out);
   // Statistics recorded for images read at another size.
   std::string text = read_file(fx.stats);
   const std::string from = "letterbox 640x640", to = "letterbox 320x320";
@@ -237,10 +235,11 @@ TEST(QuantRepairCli, RefusedWithOneLineAndNothingWritten) {
   text.replace(text.find(from), from.size(), to);
   const std::string other = fx.dir + "/other_size.stats.json";
   write_file_atomic(other, text);
-  test::expect_refusal(test::run_cli("quantize --model " + q(fx.model) + " --stats " + q(other) +
-                                     " --scheme w8a8 --out " + q(out) + " --bias-correction " +
-                                     "--images " + q(fx.images)),
-                       "weight repair reads --images as 'letterbox 640x640", out);
+  test::expect_refusal(
+      test::run_cli("quantize --model " + test::shell_quote(fx.model) + " --stats " +
+                    test::shell_quote(other) + " --scheme w8a8 --out " + test::shell_quote(out) +
+                    " --bias-correction " + "--images " + test::shell_quote(fx.images)),
+      "weight repair reads --images as 'letterbox 640x640", out);
 }
 
 }  // namespace

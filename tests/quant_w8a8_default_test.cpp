@@ -23,10 +23,6 @@
 namespace edgeq {
 namespace {
 
-std::string q(const std::string& s) {
-  return "'" + s + "'";
-}
-
 // One model quantized with the defaults: FP32 model, images, and the W8A8 QDQ written from them.
 struct Quantized {
   std::string what, model, images, w8a8, dir;
@@ -35,11 +31,13 @@ struct Quantized {
 Quantized quantize_default(const std::string& what, const std::string& model,
                            const std::string& images, const std::string& dir) {
   Quantized m{what, model, images, dir + "/w8a8.onnx", dir};
-  auto cal = test::run_cli("calibrate --model " + q(model) + " --images " + q(images) +
-                           " --n 4 --out " + q(dir + "/s.stats"));
+  auto cal = test::run_cli("calibrate --model " + test::shell_quote(model) + " --images " +
+                           test::shell_quote(images) + " --n 4 --out " +
+                           test::shell_quote(dir + "/s.stats"));
   EXPECT_EQ(cal.exit_code, 0) << cal.err;
-  auto r = test::run_cli("quantize --model " + q(model) + " --stats " + q(dir + "/s.stats") +
-                         " --scheme w8a8 --out " + q(m.w8a8));
+  auto r = test::run_cli("quantize --model " + test::shell_quote(model) + " --stats " +
+                         test::shell_quote(dir + "/s.stats") + " --scheme w8a8 --out " +
+                         test::shell_quote(m.w8a8));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
   std::printf("%s: %s", what.c_str(), r.out.c_str());
@@ -51,8 +49,8 @@ const std::vector<Quantized>& models() {
   static const std::vector<Quantized> all = [] {
     std::vector<Quantized> out;
     std::string dir = test::temp_dir("w8a8_default");
-    auto z = test::run_cli("zoo yolo11n-pose -o " + q(dir + "/zoo.onnx"));
-    auto s = test::run_cli("scenes --out " + q(dir + "/scenes") + " --n 4");
+    auto z = test::run_cli("zoo yolo11n-pose -o " + test::shell_quote(dir + "/zoo.onnx"));
+    auto s = test::run_cli("scenes --out " + test::shell_quote(dir + "/scenes") + " --n 4");
     EXPECT_EQ(z.exit_code + s.exit_code, 0) << z.err << s.err;
     out.push_back(quantize_default("zoo", dir + "/zoo.onnx", dir + "/scenes", dir));
     if (!test::real_model_path().empty() && !test::coco8_pose_dir().empty()) {
@@ -123,7 +121,7 @@ TEST(QuantW8A8Default, DecodeConstantsAndDflWeightsComeBackExactly) {
 TEST(QuantW8A8Default, DoctorFindsNoLossyConstant) {
   for (const Quantized& m : models()) {
     SCOPED_TRACE(m.what);
-    auto r = test::run_cli("doctor --model " + q(m.w8a8) + " --target cpu");
+    auto r = test::run_cli("doctor --model " + test::shell_quote(m.w8a8) + " --target cpu");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out.find("[constant]"), std::string::npos) << r.out;
   }
@@ -143,8 +141,8 @@ TEST(QuantW8A8Default, OnnxRuntimeRunsItAndAgreesWithInfer) {
     const std::vector<std::string> images = list_images(m.images);
     for (size_t k = 0; k < images.size(); ++k) {
       const std::string out = m.dir + "/infer" + std::to_string(k);
-      auto r = test::run_cli("infer --model " + q(m.w8a8) + " --image " + q(images[k]) + " --out " +
-                             q(out));
+      auto r = test::run_cli("infer --model " + test::shell_quote(m.w8a8) + " --image " +
+                             test::shell_quote(images[k]) + " --out " + test::shell_quote(out));
       ASSERT_EQ(r.exit_code, 0) << r.err;
       Tensor ours = load_npy(out + "/output0.npy");
       Tensor x = preprocess_image(read_image(images[k]), 640, 640, nullptr);

@@ -71,12 +71,6 @@ std::vector<int64_t> ints(const Tensor& t) {
   return v;
 }
 
-std::vector<double> doubles(const Tensor& t) {
-  std::vector<double> v;
-  for (int64_t i = 0; i < t.numel(); ++i) v.push_back(value_at(t, i));
-  return v;
-}
-
 bool present(const std::vector<Tensor>& in, size_t i) {
   return i < in.size() && in[i].dtype() != DType::kUndefined;
 }
@@ -594,14 +588,15 @@ Tensor conv(const Node& n, const std::vector<Tensor>& in) {
 
 // ---- resize ------------------------------------------------------------------------------
 
-float source_coord(const std::string& mode, float x, float scale, int64_t in_len, int64_t out_len) {
+// As ONNX's reference: `resized` is the requested size, or in_len * scale when scales are given
+// (not rounded down).
+float source_coord(const std::string& mode, float x, float scale, int64_t in_len, double resized) {
   if (mode == "asymmetric") return x / scale;
   if (mode == "half_pixel") return (x + 0.5f) / scale - 0.5f;
-  if (mode == "pytorch_half_pixel") return out_len > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
+  if (mode == "pytorch_half_pixel") return resized > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
   if (mode == "tf_half_pixel_for_nn") return (x + 0.5f) / scale;
   if (mode == "align_corners")
-    return out_len == 1 ? 0.0f
-                        : x * static_cast<float>(in_len - 1) / static_cast<float>(out_len - 1);
+    return resized == 1 ? 0.0f : static_cast<float>(x * (in_len - 1) / (resized - 1));
   throw std::runtime_error("ref: coordinate mode " + mode);
 }
 
@@ -630,6 +625,7 @@ Tensor resize(const Node& n, const std::vector<Tensor>& in, int64_t opset) {
   const int64_t rank = x.rank();
   std::vector<float> scales(rank, 1.0f);
   Shape out = x.shape();
+  const bool sizes_given = !legacy && present(in, 3) && in[3].numel() > 0;
   if (legacy) {
     for (int64_t d = 0; d < rank; ++d) {
       scales[d] = static_cast<float>(value_at(in[1], d));
@@ -646,12 +642,16 @@ Tensor resize(const Node& n, const std::vector<Tensor>& in, int64_t opset) {
       out[d] = static_cast<int64_t>(std::floor(x.dim(static_cast<int>(d)) * scales[d]));
     }
   }
+  std::vector<double> resized(rank);
+  for (int64_t d = 0; d < rank; ++d)
+    resized[d] = sizes_given ? static_cast<double>(out[d])
+                             : static_cast<double>(x.dim(static_cast<int>(d))) * scales[d];
   if (mode == "nearest") {
     return generate(x.dtype(), out, [&](const Index& o) {
       Index j(rank);
       for (int64_t d = 0; d < rank; ++d) {
         const float c = source_coord(coord, static_cast<float>(o[d]), scales[d],
-                                     x.dim(static_cast<int>(d)), out[d]);
+                                     x.dim(static_cast<int>(d)), resized[d]);
         j[d] = nearest(nmode, c, x.dim(static_cast<int>(d)));
       }
       return value_at(x, ravel(j, x.shape()));
@@ -664,7 +664,7 @@ Tensor resize(const Node& n, const std::vector<Tensor>& in, int64_t opset) {
     for (int k = 0; k < 2; ++k) {
       const int64_t d = rank - 2 + k;
       const int64_t len = x.dim(static_cast<int>(d));
-      float c = source_coord(coord, static_cast<float>(o[d]), scales[d], len, out[d]);
+      float c = source_coord(coord, static_cast<float>(o[d]), scales[d], len, resized[d]);
       if (c < 0) c = 0;
       if (c > len - 1) c = static_cast<float>(len - 1);
       lo[k] = static_cast<int64_t>(std::floor(c));

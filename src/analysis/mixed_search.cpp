@@ -9,11 +9,13 @@
 
 #include "analysis/value_blocks.h"
 #include "core/error.h"
+#include "core/worker_threads.h"
 #include "quant/activation_encodings.h"
 #include "quant/qdq_export.h"
 #include "quant/quantize_model.h"
 #include "runtime/executor.h"
 #include "vision/yolo_layout.h"
+#include "vision/yolo_model.h"
 
 namespace edgeq {
 namespace {
@@ -28,8 +30,7 @@ class Search {
     EDGEQ_CHECK(opt.budget_percent > 0 && opt.budget_percent <= 100, "--auto: budget ",
                 opt.budget_percent, " % is outside (0, 100]");
     EDGEQ_CHECK(!images.empty(), "--auto: no validation images");
-    EDGEQ_CHECK(fp32.inputs.size() == 1 && !fp32.outputs.empty(),
-                "--auto: the model needs one image input and a YOLO output");
+    yolo_image_input(fp32);  // throws when the model has not one image input
     plan_ = plan_for_stats(fp32, stats, base);
     // Encodings at 8 and at 16 bit for every group, once: a candidate picks per group.
     QuantConfig all16 = base;
@@ -41,7 +42,8 @@ class Search {
     for (const std::string& v : plan_.activations) encoded_ += !enc8_.at(v).is_float;
     max16_ = static_cast<size_t>(std::floor(encoded_ * opt.budget_percent / 100.0 + 1e-9));
     // FP32 reference outputs.
-    output_ = fp32.outputs[0].name;
+    input_ = yolo_image_input(fp32).name;
+    output_ = require_yolo_head_output(fp32);
     ref_ = run_images(fp32, images.size());
     layout_ = yolo_layout_for(fp32, ref_[0].shape());
   }
@@ -177,23 +179,13 @@ class Search {
     const size_t workers =
         std::max<size_t>(1, std::min<size_t>(n, static_cast<size_t>(std::max(1, hw))));
     std::vector<Tensor> outs(n);
-    std::vector<std::exception_ptr> errors(workers);
-    std::vector<std::thread> threads;
-    for (size_t w = 0; w < workers; ++w)
-      threads.emplace_back([&, w] {
-        try {
-          ExecutorOptions eo;
-          eo.threads = 1;
-          Executor ex(g, eo);
-          for (size_t i = w; i < n; i += workers)
-            outs[i] = ex.run({{fp32_.inputs[0].name, images_[i]}}).at(output_);
-        } catch (...) {
-          errors[w] = std::current_exception();
-        }
-      });
-    for (std::thread& t : threads) t.join();
-    for (const auto& e : errors)
-      if (e) std::rethrow_exception(e);
+    run_workers(static_cast<int>(workers), [&](int w) {
+      ExecutorOptions eo;
+      eo.threads = 1;
+      Executor ex(g, eo);
+      for (size_t i = static_cast<size_t>(w); i < n; i += workers)
+        outs[i] = ex.run({{input_, images_[i]}}).at(output_);
+    });
     return outs;
   }
 
@@ -238,7 +230,7 @@ class Search {
   QuantPlan plan_;
   std::map<std::string, TensorEncoding> enc8_, enc16_;
   size_t encoded_ = 0, max16_ = 0;
-  std::string output_;
+  std::string input_, output_;
   std::vector<Tensor> ref_;
   YoloLayout layout_;
   DetectionLoss unit_;

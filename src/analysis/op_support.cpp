@@ -29,12 +29,6 @@ std::string TargetOps::note(const std::string& op_type) const {
   return "";
 }
 
-std::vector<std::string> builtin_targets() {
-  std::vector<std::string> names;
-  for (const auto& t : kTables) names.push_back(t.first);
-  return names;
-}
-
 TargetOps parse_target(const std::string& json_text, const std::string& what) {
   nlohmann::json j;
   try {

@@ -27,8 +27,6 @@ struct TargetOps {
   std::string note(const std::string& op_type) const;
 };
 
-// Names of the embedded tables.
-std::vector<std::string> builtin_targets();
 // A builtin name or a path to a .json table; throws listing the builtin names otherwise.
 TargetOps load_target(const std::string& name_or_path);
 // Parses a table; throws naming `what` and the field at fault.

@@ -3,9 +3,9 @@
 #include "vision/augment.h"
 
 #include <iostream>
-#include <sstream>
 
 #include "cli/commands.h"
+#include "core/comma_list.h"
 #include "core/error.h"
 #include "eval/label_source.h"
 #include "vision/image_io.h"
@@ -24,9 +24,7 @@ void run_augment(const AugmentArgs& a) {
   opt.n = a.n;
   opt.seed = a.seed;
   opt.kinds.clear();
-  std::stringstream ss(a.kinds);
-  for (std::string k; std::getline(ss, k, ',');)
-    if (!k.empty()) opt.kinds.push_back(parse_augment_kind(k));
+  for (const std::string& k : comma_list(a.kinds)) opt.kinds.push_back(parse_augment_kind(k));
   const std::vector<std::string> paths = expand_image_paths(a.images);
   const LabelSource labels = resolve_label_source(a.images, paths, a.labels);
   EDGEQ_CHECK(labels.enabled, "augment: no labels for '", a.images,

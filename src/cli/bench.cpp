@@ -4,10 +4,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <exception>
 #include <fstream>
 #include <iostream>
-#include <mutex>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -16,6 +15,7 @@
 #include "cli/run_options.h"
 #include "core/file_io.h"
 #include "core/process_stats.h"
+#include "core/worker_threads.h"
 #include "eval/summary.h"
 #include "ir/onnx_io.h"
 #include "runtime/executor.h"
@@ -64,32 +64,27 @@ double run_workers(const BenchArgs& a, const Graph& g, const std::map<std::strin
                    int threads_each) {
   std::atomic<int> ready{0}, next{0};
   std::atomic<bool> go{false};
-  std::mutex m;
-  std::exception_ptr error;
-  std::vector<std::thread> workers;
-  for (int w = 0; w < a.workers; ++w)
-    workers.emplace_back([&] {
-      try {
-        ExecutorOptions opt = a.run.executor();
-        opt.threads = threads_each;
-        Executor ex(g, opt);  // planned on the thread that runs it
-        ex.prepare();
-        for (int i = 0; i < a.warmup; ++i) ex.run(inputs);
-        ++ready;
-        while (!go) std::this_thread::yield();
-        while (next++ < a.runs) ex.run(inputs);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(m);
-        if (!error) error = std::current_exception();
-        ++ready;
-      }
-    });
+  WorkerThreads workers(a.workers, [&](int) {
+    std::unique_ptr<Executor> ex;
+    try {
+      ExecutorOptions opt = a.run.executor();
+      opt.threads = threads_each;
+      ex = std::make_unique<Executor>(g, opt);  // planned on the thread that runs it
+      ex->prepare();
+      for (int i = 0; i < a.warmup; ++i) ex->run(inputs);
+    } catch (...) {
+      ++ready;  // the others may not wait for this one
+      throw;
+    }
+    ++ready;
+    while (!go) std::this_thread::yield();
+    while (next++ < a.runs) ex->run(inputs);
+  });
   while (ready < a.workers) std::this_thread::yield();
   auto t0 = std::chrono::steady_clock::now();
   go = true;
-  for (std::thread& t : workers) t.join();
+  workers.join();
   const double ms = ms_since(t0);
-  if (error) std::rethrow_exception(error);
   return ms / a.runs;
 }
 

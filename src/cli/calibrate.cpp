@@ -18,6 +18,7 @@
 #include "quant/calibration_images.h"
 #include "quant/calibration_run.h"
 #include "quant/finite_checks.h"
+#include "vision/yolo_model.h"
 
 namespace edgeq::cli {
 namespace {
@@ -41,7 +42,7 @@ void run_calibrate(const CalibrateArgs& a) {
   LedgerRecorder ledger(a.ledger);
   const std::string bytes = read_file(a.model);
   Graph g = parse_onnx(bytes, a.model);
-  image_input(g);  // a model without one image input fails before any image is read
+  yolo_image_input(g);  // a model without one image input fails before any image is read
   check_finite_weights(g, a.model);
 
   Shard shard = parse_shard(a.shard);

@@ -3,9 +3,9 @@
 #include "ir/cut.h"
 
 #include <iostream>
-#include <sstream>
 
 #include "cli/commands.h"
+#include "core/comma_list.h"
 #include "core/error.h"
 #include "ir/onnx_io.h"
 
@@ -18,9 +18,7 @@ struct CutArgs {
 
 std::vector<int> parse_taps(const std::string& s) {
   std::vector<int> taps;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
+  for (const std::string& item : comma_list(s)) {
     size_t used = 0;
     int v = -1;
     try {

@@ -18,6 +18,7 @@
 #include "quant/quant_plan.h"
 #include "vision/image_io.h"
 #include "vision/letterbox.h"
+#include "vision/yolo_model.h"
 
 namespace edgeq::cli {
 namespace {
@@ -33,7 +34,8 @@ struct DoctorArgs {
 std::vector<std::map<std::string, Tensor>> load_inputs(const Graph& g, const std::string& dir,
                                                        size_t n) {
   std::vector<std::map<std::string, Tensor>> out;
-  for (Tensor& x : load_image_inputs(g, dir, n, "--images")) out.push_back({{g.inputs[0].name, x}});
+  const std::string& input = yolo_image_input(g).name;
+  for (Tensor& x : load_image_inputs(g, dir, n, "--images")) out.push_back({{input, x}});
   return out;
 }
 

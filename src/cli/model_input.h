@@ -1,5 +1,5 @@
-// Shared CLI plumbing: build a model's input from an .npy or an image. The model's image input
-// and image folders as inputs come from the library (quant/image_inputs.h).
+// Shared CLI plumbing: build a model's input from an .npy or an image (the image input is found by
+// vision/yolo_model.h; image folders as inputs come from quant/image_inputs.h).
 #pragma once
 #include <string>
 

@@ -1,10 +1,10 @@
 // edgeq patch: re-encode chosen activations of a QDQ model (a shared encoding stays shared);
 // everything else is written back unchanged.
 #include <iostream>
-#include <sstream>
 
 #include "analysis/qdq_patch.h"
 #include "cli/commands.h"
+#include "core/comma_list.h"
 #include "core/error.h"
 #include "ir/onnx_io.h"
 
@@ -19,10 +19,7 @@ struct PatchArgs {
 
 void run_patch(const PatchArgs& a) {
   PatchRequest req;
-  std::stringstream ss(a.tensors);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) req.values.push_back(item);
+  req.values = comma_list(a.tensors);
   EDGEQ_CHECK(a.range.size() == 2, "--range needs two numbers: LO HI");
   req.lo = a.range[0];
   req.hi = a.range[1];

@@ -12,6 +12,7 @@
 #include "cli/ledger_options.h"
 #include "cli/quantize_auto.h"
 #include "cli/repair_options.h"
+#include "core/comma_list.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/sha256.h"
@@ -34,15 +35,6 @@ struct QuantizeArgs {
   LedgerArgs ledger;
 };
 
-std::vector<std::string> split_names(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 void run_quantize(const QuantizeArgs& a) {
   check_repair_options(a.repair);
   LedgerRecorder ledger(a.ledger);
@@ -60,13 +52,13 @@ void run_quantize(const QuantizeArgs& a) {
   c.qdq16 = parse_qdq16(a.qdq16);
   c.per_channel_weights = !a.per_tensor_weights;
   c.activation_symmetric = a.symmetric_activations;
-  for (const std::string& n : split_names(a.exclude)) c.exclude_nodes.insert(n);
+  for (const std::string& n : comma_list(a.exclude)) c.exclude_nodes.insert(n);
   if (!a.overrides.empty()) c.overrides = parse_overrides(read_file(a.overrides), a.overrides);
 
   QuantPlan plan = plan_for_stats(g, stats, c);
   // --a16: value names, 'decode' or 'none'. Unset, W8A8 keeps the decode tail at 16 bit when the
   // model has one (a cut arm has none).
-  const std::vector<std::string> a16 = split_names(a.a16);
+  const std::vector<std::string> a16 = comma_list(a.a16);
   const bool none = a16.size() == 1 && a16[0] == "none";
   const bool decode =
       a.a16.empty() ? c.activation_bits < 16 : std::count(a16.begin(), a16.end(), "decode") > 0;

@@ -15,6 +15,7 @@
 #include "quant/weight_repair.h"
 #include "vision/image_io.h"
 #include "vision/letterbox.h"
+#include "vision/yolo_model.h"
 
 namespace edgeq::cli {
 namespace {
@@ -27,7 +28,7 @@ struct RepairImages {
 };
 
 RepairImages repair_images(const RepairOptions& o, const Graph& g, const Stats& stats) {
-  const ValueInfo& in = image_input(g);
+  const ValueInfo& in = yolo_image_input(g);
   EDGEQ_CHECK(in.shape[0] == 1 && in.shape[2] > 0 && in.shape[3] > 0, "weight repair feeds ",
               "images one at a time at the model's fixed size; input '", in.name, "' is ",
               shape_str(in.shape));

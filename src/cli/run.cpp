@@ -21,6 +21,7 @@
 #include "ir/onnx_io.h"
 #include "runtime/executor.h"
 #include "vision/image_io.h"
+#include "vision/yolo_model.h"
 
 namespace edgeq::cli {
 namespace {
@@ -34,20 +35,12 @@ struct RunArgs {
   LedgerArgs ledger;
 };
 
-std::string output_name(const Graph& g) {
-  EDGEQ_CHECK(!g.outputs.empty(), "model has no outputs");
-  for (const auto& o : g.outputs)
-    if (o.name == "output0") return o.name;
-  return g.outputs[0].name;
-}
-
 DetectorSpec detector_spec(const Graph& g) {
   DetectorSpec spec;
-  const ValueInfo in = image_input(g);
-  spec.input = in.name;
-  spec.input_h = in.shape[2] > 0 ? static_cast<int>(in.shape[2]) : 640;
-  spec.input_w = in.shape[3] > 0 ? static_cast<int>(in.shape[3]) : 640;
-  spec.output = output_name(g);
+  spec.input = yolo_image_input(g).name;
+  spec.input_h = yolo_input_height(g);
+  spec.input_w = yolo_input_width(g);
+  spec.output = require_yolo_head_output(g);
   spec.kpt_shape = g.metadata_value("kpt_shape");
   spec.names = g.metadata_value("names");
   return spec;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "core/comma_list.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/progress.h"
@@ -31,9 +32,9 @@ void run_study_cli(const StudyArgs& a, CLI::App* cmd) {
   }
   // Flags given on the command line win over the config file.
   auto given = [&](const char* flag) { return cmd->count(flag) > 0; };
-  if (given("--models")) o.models = split_list(a.models);
-  if (given("--schemes")) o.schemes = split_list(a.schemes);
-  if (given("--arms")) o.arms = split_list(a.arms);
+  if (given("--models")) o.models = comma_list(a.models);
+  if (given("--schemes")) o.schemes = comma_list(a.schemes);
+  if (given("--arms")) o.arms = comma_list(a.arms);
   if (given("--images")) o.images = a.o.images;
   if (given("--test")) o.test = a.o.test;
   if (given("--labels")) o.labels = a.o.labels;

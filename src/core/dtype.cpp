@@ -49,8 +49,10 @@ std::string dtype_name(DType t) {
       return "bool";
     case DType::kFloat64:
       return "float64";
-    default:
+    case DType::kUndefined:
       return "undefined";
+    default:
+      return "unsupported type " + std::to_string(static_cast<int>(t));
   }
 }
 

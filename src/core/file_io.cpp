@@ -1,9 +1,13 @@
 #include "core/file_io.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "core/error.h"
@@ -20,6 +24,43 @@ std::string read_file(const std::string& path) {
   ss << f.rdbuf();
   return ss.str();
 }
+
+namespace {
+
+// Writes all of `bytes` to `fd`; false on any error (ENOSPC, EIO).
+bool write_all(int fd, const std::string& bytes) {
+  const char* p = bytes.data();
+  size_t left = bytes.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      return false;
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+[[noreturn]] void fail_writing(const std::string& path, int err) {
+  fail("failed writing ", path, ": ", std::strerror(err));
+}
+
+// An unnamed file in `dir` (Linux O_TMPFILE), linkable later through /proc/self/fd; -1 where the
+// file system or a missing /proc does not allow it.
+int open_unnamed(const std::string& dir) {
+#ifdef O_TMPFILE
+  if (::access("/proc/self/fd", F_OK) != 0) return -1;
+  return ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+#else
+  (void)dir;
+  return -1;
+#endif
+}
+
+}  // namespace
 
 void write_file_atomic(const std::string& path, const std::string& bytes) {
   AtomicFile f(path);
@@ -38,28 +79,36 @@ AtomicFile::AtomicFile(std::string path)
     : path_(std::move(path)), tmp_(path_ + ".tmp." + std::to_string(::getpid())) {
   std::filesystem::path p(path_);
   if (p.has_parent_path()) ensure_dir(p.parent_path().string());
-  out_.open(tmp_, std::ios::binary | std::ios::trunc);
-  if (!out_) fail("cannot write ", tmp_);
+  fd_ = open_unnamed(p.has_parent_path() ? p.parent_path().string() : ".");
+  unnamed_ = fd_ >= 0;
+  if (!unnamed_) fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd_ < 0) fail("cannot write ", tmp_, ": ", std::strerror(errno));
 }
 
 AtomicFile::~AtomicFile() {
-  if (committed_) return;
-  out_.close();
-  std::remove(tmp_.c_str());
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_ && !unnamed_) std::remove(tmp_.c_str());
 }
 
 void AtomicFile::write(const std::string& bytes) {
   EDGEQ_CHECK(!committed_, "internal: write after commit to ", path_);
-  out_.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out_) fail("failed writing ", path_, " (disk full?)");
+  if (!write_all(fd_, bytes)) fail_writing(path_, errno);
 }
 
 void AtomicFile::commit() {
   EDGEQ_CHECK(!committed_, "internal: ", path_, " committed twice");
-  out_.flush();
-  if (!out_) fail("failed writing ", path_, " (disk full?)");
-  out_.close();
-  if (std::rename(tmp_.c_str(), path_.c_str()) != 0) fail("cannot rename ", tmp_, " to ", path_);
+  if (unnamed_) {
+    std::remove(tmp_.c_str());  // a stale temp of a killed process that had the same pid
+    const std::string self = "/proc/self/fd/" + std::to_string(fd_);
+    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, tmp_.c_str(), AT_SYMLINK_FOLLOW) != 0)
+      fail("cannot link the finished ", path_, " as ", tmp_, ": ", std::strerror(errno));
+    unnamed_ = false;  // from here on the temp has a name to remove on failure
+  }
+  const int rc = ::close(fd_);
+  fd_ = -1;
+  if (rc != 0) fail_writing(path_, errno);
+  if (std::rename(tmp_.c_str(), path_.c_str()) != 0)
+    fail("cannot rename ", tmp_, " to ", path_, ": ", std::strerror(errno));
   committed_ = true;
 }
 

@@ -1,20 +1,23 @@
 // Reading whole files and writing them atomically (temp file in the same folder, then rename).
 #pragma once
-#include <fstream>
 #include <string>
 
 namespace edgeq {
 
 std::string read_file(const std::string& path);
 // Writes `bytes` to `path` through `path.tmp.<pid>` and rename(2): readers never see a partial
-// file and an existing file is left untouched when writing fails.
+// file and an existing file is left untouched when writing fails or the process is killed. On
+// Linux the bytes are written to an unnamed file (O_TMPFILE) that is linked as the temp only when
+// complete, so a killed writer leaves no temp file behind either (except in the instant between
+// link and rename).
 void write_file_atomic(const std::string& path, const std::string& bytes);
 // Creates a directory (and parents) if missing.
 void ensure_dir(const std::string& path);
 
-// A file written piece by piece that appears at `path` only on commit(): the pieces go to
-// `path.tmp.<pid>`, commit() renames it over `path`. Destroyed uncommitted, the temp file is
-// removed and `path` is untouched (nothing half-written).
+// A file written piece by piece that appears at `path` only on commit(), with the guarantees of
+// write_file_atomic (which is one write and a commit): the pieces go to an unnamed file (or to
+// `path.tmp.<pid>` where the file system has no O_TMPFILE), commit() links and renames it over
+// `path`. Destroyed uncommitted, nothing is left behind and `path` is untouched.
 class AtomicFile {
  public:
   explicit AtomicFile(std::string path);
@@ -28,7 +31,8 @@ class AtomicFile {
 
  private:
   std::string path_, tmp_;
-  std::ofstream out_;
+  int fd_ = -1;
+  bool unnamed_ = false;  // fd_ is an O_TMPFILE file, linked as tmp_ only on commit()
   bool committed_ = false;
 };
 

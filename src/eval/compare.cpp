@@ -14,44 +14,33 @@
 #include "vision/labels.h"
 #include "vision/letterbox.h"
 #include "vision/yolo_layout.h"
+#include "vision/yolo_model.h"
 
 namespace edgeq {
 namespace {
 namespace fs = std::filesystem;
 
-std::string describe_outputs(const Graph& g) {
-  std::string s;
-  for (const auto& o : g.outputs) s += (s.empty() ? "" : ", ") + o.name + " " + shape_str(o.shape);
-  return s;
-}
-
+// The model's image input, with a fixed height and width; errors name `which` model.
 const ValueInfo& single_image_input(const Graph& g, const std::string& which) {
-  EDGEQ_CHECK(g.inputs.size() == 1, which, " model has ", g.inputs.size(),
-              " inputs; compare needs one image input [1,3,H,W]");
-  const ValueInfo& in = g.inputs[0];
-  EDGEQ_CHECK(in.shape.size() == 4 && in.shape[1] == 3 && in.shape[2] > 0 && in.shape[3] > 0, which,
-              " model input '", in.name,
-              "' is not an image input [N,3,H,W]: ", shape_str(in.shape));
-  return in;
-}
-
-// The YOLO head output: "output0", or the only output when it is [1, C, anchors].
-std::optional<std::string> detection_output(const Graph& g) {
-  for (const auto& o : g.outputs)
-    if (o.name == "output0") return o.name;
-  if (g.outputs.size() == 1 && g.outputs[0].shape.size() == 3) return g.outputs[0].name;
-  return std::nullopt;
+  try {
+    const ValueInfo& in = yolo_image_input(g);
+    EDGEQ_CHECK(in.shape[2] > 0 && in.shape[3] > 0, "input '", in.name,
+                "' has a dynamic height or width: ", shape_str(in.shape));
+    return in;
+  } catch (const Error& e) {
+    fail(which, " model: ", e.what());
+  }
 }
 
 std::vector<std::string> image_list(const std::string& spec, int max_images) {
   std::error_code ec;
-  EDGEQ_CHECK(fs::exists(spec, ec), "--images: no such file or folder: ", spec);
+  EDGEQ_CHECK(fs::exists(spec, ec), "images: no such file or folder: ", spec);
   std::vector<std::string> paths;
   if (fs::is_directory(spec, ec)) {
     paths = list_images(spec);
-    EDGEQ_CHECK(!paths.empty(), "--images: no images (jpg, jpeg, png, bmp, webp) in folder ", spec);
+    EDGEQ_CHECK(!paths.empty(), "images: no images (jpg, jpeg, png, bmp, webp) in folder ", spec);
   } else {
-    EDGEQ_CHECK(is_image_path(spec), "--images: not an image file or folder: ", spec);
+    EDGEQ_CHECK(is_image_path(spec), "images: not an image file or folder: ", spec);
     paths = {spec};
   }
   if (max_images > 0 && static_cast<int>(paths.size()) > max_images) paths.resize(max_images);
@@ -65,8 +54,8 @@ void check_same_outputs(const Graph& ref, const Graph& test) {
   for (size_t i = 0; same && i < ref.outputs.size(); ++i)
     same = ref.outputs[i].name == test.outputs[i].name &&
            ref.outputs[i].shape == test.outputs[i].shape;
-  EDGEQ_CHECK(same, "--test model outputs differ from --ref: ref has ", describe_outputs(ref),
-              "; test has ", describe_outputs(test));
+  EDGEQ_CHECK(same, "the test model's outputs differ from the reference model's: reference has ",
+              describe_outputs(ref), "; test has ", describe_outputs(test));
 }
 
 CompareReport run_compare(const CompareOptions& opt, std::ostream* progress) {
@@ -75,17 +64,18 @@ CompareReport run_compare(const CompareOptions& opt, std::ostream* progress) {
   Graph ref_g = load_onnx(opt.ref_model);
   Graph test_g = load_onnx(opt.test_model);
   check_same_outputs(ref_g, test_g);
-  const ValueInfo ref_in = single_image_input(ref_g, "--ref");
-  const ValueInfo test_in = single_image_input(test_g, "--test");
+  const ValueInfo ref_in = single_image_input(ref_g, "reference");
+  const ValueInfo test_in = single_image_input(test_g, "test");
   EDGEQ_CHECK(ref_in.name == test_in.name && ref_in.shape == test_in.shape,
-              "--test model input differs from --ref: ref has ", ref_in.name, " ",
-              shape_str(ref_in.shape), "; test has ", test_in.name, " ", shape_str(test_in.shape));
+              "the test model's input differs from the reference model's: reference has ",
+              ref_in.name, " ", shape_str(ref_in.shape), "; test has ", test_in.name, " ",
+              shape_str(test_in.shape));
   const std::vector<std::string> images = image_list(opt.images, opt.max_images);
   std::error_code ec;
   const std::string images_root =
       fs::is_directory(opt.images, ec) ? opt.images : fs::path(opt.images).parent_path().string();
 
-  const auto det_out = detection_output(ref_g);
+  const auto det_out = yolo_head_output(ref_g);
   std::optional<YoloLayout> layout;
   if (det_out) {
     const ValueInfo* vi = nullptr;
@@ -100,7 +90,7 @@ CompareReport run_compare(const CompareOptions& opt, std::ostream* progress) {
   if (rep.has_detections)
     labels = resolve_label_source(images_root, images, opt.labels);
   else
-    EDGEQ_CHECK(opt.labels.empty(), "--labels given but the models have no YOLO head output (",
+    EDGEQ_CHECK(opt.labels.empty(), "labels given but the models have no YOLO head output (",
                 describe_outputs(ref_g), ")");
   rep.has_labels = labels.enabled;
   rep.labels_from = labels.description;

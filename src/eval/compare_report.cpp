@@ -69,7 +69,7 @@ void print_compare_report(const CompareReport& rep, std::ostream& os) {
   os << "  score shift           mean " << format_number("%.4f", d.score_abs.mean) << "  max "
      << format_number("%.4f", d.score_abs.max) << "\n";
   if (!rep.has_labels) {
-    os << "\nlabels: none (give --labels DIR, or keep labels/ beside images/)\n";
+    os << "\nlabels: none (name a labels folder, or keep labels/ beside images/)\n";
     return;
   }
   os << "\nlabels from " << rep.labels_from << ": " << rep.ref_metrics.box.labels

@@ -14,7 +14,8 @@ LabelSource resolve_label_source(const std::string& images_root,
   LabelSource src;
   std::error_code ec;
   if (!labels_dir.empty()) {
-    EDGEQ_CHECK(fs::is_directory(labels_dir, ec), "--labels: not a folder: ", labels_dir);
+    EDGEQ_CHECK(fs::is_directory(labels_dir, ec),
+                "labels folder not found (or not a folder): ", labels_dir);
     src.enabled = true;
     src.description = labels_dir;
     for (const auto& img : images) {

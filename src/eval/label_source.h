@@ -12,12 +12,13 @@ namespace edgeq {
 
 struct LabelSource {
   bool enabled = false;
-  std::string description;  // "labels/ beside images/ (Ultralytics layout)" or the --labels dir
+  std::string description;  // "labels/ beside images/ (Ultralytics layout)" or the labels dir
   std::vector<std::string> files;  // one per image, same order
 };
 
-// `images_root` is the --images folder, `images` the files found in it, `labels_dir` the
-// --labels option ("" when not given). Throws when --labels is given but is not a folder.
+// `images_root` is the images folder, `images` the files found in it, `labels_dir` a labels
+// folder ("" for none: labels/ beside images/ when present). Throws when `labels_dir` is given but
+// is not a folder.
 LabelSource resolve_label_source(const std::string& images_root,
                                  const std::vector<std::string>& images,
                                  const std::string& labels_dir);

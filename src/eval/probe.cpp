@@ -68,7 +68,7 @@ ProbeReading read_predictions(const ProbeLabels& l, const Predictions& p) {
 
 ProbeLabels parse_probe_labels(const std::string& text, const std::string& what,
                                const std::string& task) {
-  EDGEQ_CHECK(task == "auto" || task == "classify" || task == "regress", "--task: '", task,
+  EDGEQ_CHECK(task == "auto" || task == "classify" || task == "regress", "probe task '", task,
               "' is not auto, classify or regress");
   ProbeLabels l;
   std::vector<std::string> raw;

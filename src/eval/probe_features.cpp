@@ -1,16 +1,17 @@
 #include "eval/probe_features.h"
 
 #include "ir/onnx_io.h"
-#include "quant/image_inputs.h"
 #include "vision/image_io.h"
 #include "vision/letterbox.h"
+#include "vision/yolo_model.h"
 
 namespace edgeq {
 
 Eigen::MatrixXd model_features(const std::string& model_path,
                                const std::vector<std::string>& images, ExecMode exec, int threads) {
   Graph g = load_onnx(model_path);
-  const ValueInfo in = image_input(g);
+  const std::string input = yolo_image_input(g).name;
+  const int h = yolo_input_height(g), w = yolo_input_width(g);
   std::vector<std::string> outputs;
   for (const auto& o : g.outputs) outputs.push_back(o.name);
   ExecutorOptions eo;
@@ -19,9 +20,8 @@ Eigen::MatrixXd model_features(const std::string& model_path,
   Executor ex(std::move(g), eo);
   Eigen::MatrixXd x;
   for (size_t i = 0; i < images.size(); ++i) {
-    const Tensor t = preprocess_image(read_image(images[i]), static_cast<int>(in.shape[2]),
-                                      static_cast<int>(in.shape[3]), nullptr);
-    auto out = ex.run({{in.name, t}});
+    const Tensor t = preprocess_image(read_image(images[i]), h, w, nullptr);
+    auto out = ex.run({{input, t}});
     std::vector<double> row;
     for (const std::string& name : outputs) {
       const Tensor& y = out.at(name);

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "core/error.h"
-#include "runtime/executor.h"
+#include "ir/shape_inference.h"
 
 namespace edgeq {
 namespace {
@@ -54,17 +54,6 @@ void add_tap(Graph& g, int layer, const std::string& value) {
   g.nodes.push_back(std::move(max));
   g.outputs.push_back({tap_avg_name(layer), DType::kFloat32, {}});
   g.outputs.push_back({tap_max_name(layer), DType::kFloat32, {}});
-}
-
-// Fills the dtype and shape of every graph output by planning the graph.
-void fill_output_shapes(Graph& g) {
-  Executor ex(g);
-  ex.prepare();
-  for (auto& o : g.outputs) {
-    const ValueDesc& d = ex.desc(o.name);
-    o.dtype = d.dtype;
-    o.shape = d.shape;
-  }
 }
 
 }  // namespace
@@ -186,7 +175,7 @@ Graph cut_model(const Graph& model, const CutSpec& spec) {
   for (auto& v : g.value_info)
     if (!outs.count(v.name)) vi.push_back(v);
   g.value_info = std::move(vi);
-  fill_output_shapes(g);
+  infer_output_shapes(g);
   std::string tap_list;
   for (int t : taps) tap_list += (tap_list.empty() ? "" : ",") + std::to_string(t);
   g.metadata.push_back({"edgeq_arm", arm_name(spec.arm)});

@@ -42,7 +42,7 @@ std::string layer_output(const Graph& g, int layer);
 std::string tap_avg_name(int layer);
 std::string tap_max_name(int layer);
 
-// The cut model: new graph outputs (with shapes filled in by planning the graph), dead nodes
+// The cut model: new graph outputs (with shapes from ONNX's shape inference), dead nodes
 // and unused initializers removed.
 Graph cut_model(const Graph& model, const CutSpec& spec);
 

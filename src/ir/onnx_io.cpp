@@ -33,11 +33,29 @@ Tensor tensor_from_proto(const onnx::TensorProto& p) {
     fail("tensor '", name, "' has unsupported data type ", p.data_type());
   }
   Shape shape(p.dims().begin(), p.dims().end());
+  // The element count, checked before allocating: a damaged file can claim any shape.
+  uint64_t numel = 1;
+  bool too_big = false;
+  for (int64_t d : shape) {
+    EDGEQ_CHECK(d >= 0, "tensor '", name, "' has a negative dimension: ", shape_str(shape));
+    too_big |= d > 0 && numel > (uint64_t(1) << 40) / uint64_t(d);
+    numel *= too_big ? 1 : uint64_t(d);
+  }
+  EDGEQ_CHECK(!too_big, "tensor '", name, "' has over 2^40 elements: ", shape_str(shape));
+  if (p.has_raw_data()) {
+    const uint64_t need = numel * dtype_size(dt), have = p.raw_data().size();
+    EDGEQ_CHECK(have == need, "tensor '", name, "' holds ", have, " bytes but its shape ",
+                shape_str(shape), " needs ", need, " (truncated model?)");
+  } else {
+    const uint64_t have = dt == DType::kFloat32   ? p.float_data_size()
+                          : dt == DType::kFloat64 ? p.double_data_size()
+                          : dt == DType::kInt64   ? p.int64_data_size()
+                                                  : p.int32_data_size();
+    EDGEQ_CHECK(have == numel, "tensor '", name, "' has ", have, " values but its shape ",
+                shape_str(shape), " needs ", numel);
+  }
   Tensor t(dt, shape);
   if (p.has_raw_data()) {
-    EDGEQ_CHECK(p.raw_data().size() == t.nbytes(), "tensor '", name, "' holds ",
-                p.raw_data().size(), " bytes but its shape ", shape_str(shape), " needs ",
-                t.nbytes(), " (truncated model?)");
     if (t.nbytes()) std::memcpy(t.raw(), p.raw_data().data(), t.nbytes());
     return t;
   }
@@ -218,6 +236,13 @@ Graph parse_onnx(const std::string& bytes, const std::string& what) {
     g.nodes.push_back(std::move(n));
   }
   return g;
+}
+
+Tensor parse_onnx_tensor(const std::string& bytes, const std::string& what) {
+  onnx::TensorProto p;
+  if (bytes.empty() || !p.ParseFromString(bytes))
+    fail(what, " is not a valid ONNX tensor (truncated or not a protobuf TensorProto)");
+  return tensor_from_proto(p);
 }
 
 Graph load_onnx(const std::string& path) {

@@ -27,7 +27,7 @@ struct Row {
 
 using D = DataInputs;
 
-// ONNX's default domain. ORT columns follow onnxruntime/python/tools/quantization/registry.py
+// ONNX's default domain. ORT columns follow ONNX Runtime's python/tools/quantization/registry.py
 // (QLinearOpsRegistry and QDQRegistry).
 const Row kOnnxRows[] = {
     // op                      data           flags
@@ -95,10 +95,10 @@ const Row kOnnxRows[] = {
     {"Where", D::kWhere, kOrt},
 };
 
-// The executor's own ops (runtime/qdq_fold.h) and ORT's contrib Q/DQ.
+// The executor's own ops (QDQ folding in the runtime layer) and ORT's contrib Q/DQ.
 const Row kEdgeqRows[] = {
     {"FakeQuant", D::kFirst, kElementwise},
-    // --exec int8 (runtime/int8_lowering.h)
+    // --exec int8 (int8 lowering in the runtime layer)
     {"Quantize", D::kFirst, kElementwise},
     {"Dequantize", D::kFirst, kElementwise},
     {"QLut", D::kAll, kElementwise},

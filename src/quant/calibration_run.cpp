@@ -6,12 +6,12 @@
 #include <exception>
 #include <mutex>
 #include <opencv2/core.hpp>
-#include <thread>
 
 #include "core/error.h"
-#include "quant/image_inputs.h"
+#include "core/worker_threads.h"
 #include "vision/image_io.h"
 #include "vision/letterbox.h"
+#include "vision/yolo_model.h"
 
 namespace edgeq {
 namespace {
@@ -117,16 +117,9 @@ CalibrationRun calibrate_images(const Graph& graph, const std::string& model_sha
   const size_t workers = std::max<size_t>(1, std::min<size_t>(opt.workers, count));
   Shared shared(load, count, on_image, on_skip);
   std::vector<WorkerResult> results(workers);
-  if (workers == 1) {
-    run_worker(graph, model_sha256, preprocessing, input, opt.calibrator, shared, results[0]);
-  } else {
-    std::vector<std::thread> threads;
-    for (size_t w = 0; w < workers; ++w)
-      threads.emplace_back([&, w] {
-        run_worker(graph, model_sha256, preprocessing, input, opt.calibrator, shared, results[w]);
-      });
-    for (std::thread& t : threads) t.join();
-  }
+  run_workers(static_cast<int>(workers), [&](int w) {
+    run_worker(graph, model_sha256, preprocessing, input, opt.calibrator, shared, results[w]);
+  });
   if (shared.error) std::rethrow_exception(shared.error);
 
   CalibrationRun run;
@@ -157,9 +150,8 @@ CalibrationRun calibrate_image_files(const Graph& graph, const std::string& mode
                                      const CalibrationRunOptions& opt,
                                      const std::function<void()>& on_image,
                                      const std::function<void(const std::string&)>& on_skip) {
-  const ValueInfo& in = image_input(graph);
-  const int h = static_cast<int>(in.shape[2]), w = static_cast<int>(in.shape[3]);
-  const std::string input = in.name;
+  const std::string input = yolo_image_input(graph).name;
+  const int h = yolo_input_height(graph), w = yolo_input_width(graph);
   cv::setNumThreads(0);
   return calibrate_images(
       graph, model_sha256, letterbox_preprocessing(h, w), input, images.size(),

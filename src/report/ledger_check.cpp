@@ -6,6 +6,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "core/comma_list.h"
 #include "core/error.h"
 #include "core/text_format.h"
 
@@ -41,10 +42,7 @@ std::string MetricLimit::text() const {
 
 std::vector<MetricLimit> parse_limits(const std::string& spec, const std::string& flag) {
   std::vector<MetricLimit> out;
-  std::stringstream ss(spec);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (item.empty()) continue;
+  for (const std::string& item : comma_list(spec)) {
     const size_t eq = item.find('=');
     EDGEQ_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < item.size(), flag, ": expected ",
                 "METRIC=AMOUNT or METRIC=PERCENT%, got '", item, "'");

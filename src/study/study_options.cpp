@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/comma_list.h"
 #include "core/error.h"
 #include "ir/cut.h"
 
@@ -13,7 +14,7 @@ namespace edgeq {
 namespace {
 
 std::vector<std::string> list_value(const nlohmann::json& v, const std::string& key) {
-  if (v.is_string()) return split_list(v.get<std::string>());
+  if (v.is_string()) return comma_list(v.get<std::string>());
   EDGEQ_CHECK(v.is_array(), "study config: '", key,
               "' must be an array or a comma-separated string");
   std::vector<std::string> out;
@@ -36,14 +37,6 @@ std::string string_value(const nlohmann::json& v, const std::string& key) {
 }
 
 }  // namespace
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 StudyScheme parse_study_scheme(const std::string& s) {
   StudyScheme r;

@@ -51,7 +51,5 @@ nlohmann::json study_options_to_json(const StudyOptions& o);
 void check_study_options(const StudyOptions& o);
 // "qnn" | "cpu" | "ort": the placement `auto` stands for with this target.
 std::string study_placement(const StudyOptions& o);
-// Comma-separated list -> items (empty items dropped).
-std::vector<std::string> split_list(const std::string& s);
 
 }  // namespace edgeq

@@ -1,6 +1,9 @@
 #include "runtime/kernels/conv_common.h"
 
+#include <omp.h>
+
 #include <algorithm>
+#include <string>
 
 #include "runtime/dnnl_context.h"
 
@@ -74,6 +77,37 @@ void DnnlConv::run(const void* src, void* dst, int32_t src_zero_point, int32_t d
   dnnl_stream().wait();
 }
 
+namespace {
+
+constexpr int kStableThreads = 8;
+
+// Whether oneDNN picks the same weights layout for `desc` at every thread count up to
+// kStableThreads (the calling thread's OpenMP setting is restored).
+bool layout_is_stable(const dnnl::convolution_forward::desc& desc,
+                      const dnnl::primitive_attr& attr) {
+  const int threads = omp_get_max_threads();
+  bool stable = true;
+  try {
+    memory::desc first;
+    for (int n = 1; n <= kStableThreads && stable; ++n) {
+      omp_set_num_threads(n);
+      memory::desc w =
+          dnnl::convolution_forward::primitive_desc(desc, attr, dnnl_engine()).weights_desc();
+      if (n == 1)
+        first = w;
+      else
+        stable = w == first;
+    }
+  } catch (...) {
+    omp_set_num_threads(threads);
+    throw;
+  }
+  omp_set_num_threads(threads);
+  return stable;
+}
+
+}  // namespace
+
 void DnnlConv::build() {
   auto& eng = dnnl_engine();
   const ConvGeometry& g = spec_.geom;
@@ -126,7 +160,18 @@ void DnnlConv::build() {
     attr.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
     dst_zp_mem_ = memory(zp_md, eng);
   }
+  // oneDNN's brgemm convolutions pick their blocking from the thread count, and for some shapes
+  // the sums come out in another order: yolo11n-pose's 3x3 256->51 keypoint conv at 20x20 gets
+  // 32-channel weight blocks at 1, 2, 6 and 8 threads and 64 at 3, 4, 5 and 7, with different
+  // last bits. Where the weights layout oneDNN picks is not the same at every thread count from 1
+  // to kStableThreads, the convolution skips the brgemm implementations (the direct JIT kernel
+  // sums in one order at any thread count), so results do not depend on the thread count.
+  // (Integer sums do not depend on their order: int8 convolutions keep oneDNN's choice.)
   dnnl::convolution_forward::primitive_desc pd(desc, attr, eng);
+  if (spec_.weights == memory::data_type::f32 && !layout_is_stable(desc, attr)) {
+    while (std::string(pd.impl_info_str()).rfind("brg", 0) == 0 && pd.next_impl()) {
+    }
+  }
   prim_ = dnnl::convolution_forward(pd);
   memory user_w({w_dims, spec_.weights, w_tag}, eng, spec_.weight_data.raw());
   weights_mem_ = memory(pd.weights_desc(), eng);

@@ -12,15 +12,16 @@ namespace edgeq {
 namespace {
 
 // Input coordinate of output coordinate `x` along an axis (ONNX coordinate_transformation_mode).
+// `out_len` is the output's length; `resized_len` the resized length as ONNX's reference defines
+// it: the requested size, or in_len * scale when scales are given (not rounded down).
 float original_coord(const std::string& mode, float x, float scale, int64_t in_len, int64_t out_len,
-                     const Node& node) {
+                     float resized_len, const Node& node) {
   if (mode == "half_pixel") return (x + 0.5f) / scale - 0.5f;
   if (mode == "asymmetric") return x / scale;
-  if (mode == "pytorch_half_pixel") return out_len > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
+  if (mode == "pytorch_half_pixel") return resized_len > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
   if (mode == "tf_half_pixel_for_nn") return (x + 0.5f) / scale;
   if (mode == "align_corners")
-    return out_len == 1 ? 0.0f
-                        : x * static_cast<float>(in_len - 1) / static_cast<float>(out_len - 1);
+    return resized_len == 1 ? 0.0f : x * static_cast<float>(in_len - 1) / (resized_len - 1);
   if (mode == "half_pixel_symmetric") {
     const float adjustment = static_cast<float>(out_len) / (scale * static_cast<float>(in_len));
     const float center = static_cast<float>(in_len) / 2.0f;
@@ -99,9 +100,10 @@ class ResizeKernel : public Kernel {
                 ": coordinate_transformation_mode 'tf_crop_and_resize' not supported");
     EDGEQ_CHECK(node_.attr_int("antialias", 0) == 0, node_.describe(), ": antialias not supported");
 
-    // Scales and output sizes for every axis.
+    // Scales, output sizes and resized lengths (see original_coord) for every axis.
     std::vector<float> scales(rank, 1.0f);
     Shape out = x.shape;
+    bool from_scales = true;
     std::vector<int64_t> axes = node_.attr_ints("axes");
     if (axes.empty())
       for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
@@ -116,6 +118,7 @@ class ResizeKernel : public Kernel {
         out[i] = static_cast<int64_t>(std::floor(static_cast<float>(x.shape[i]) * s[i]));
     } else if (init.has_input(3) && init.constant(3).numel() > 0) {
       const std::vector<int64_t> sizes = init.constant(3).to_ints();
+      from_scales = false;
       EDGEQ_CHECK(sizes.size() == axes.size(), node_.describe(), ": ", sizes.size(), " sizes for ",
                   axes.size(), " axes");
       const std::string policy = node_.attr_string("keep_aspect_ratio_policy", "stretch");
@@ -151,6 +154,10 @@ class ResizeKernel : public Kernel {
     for (int64_t i = 0; i < rank; ++i)
       EDGEQ_CHECK(scales[i] > 0 && out[i] >= 0, node_.describe(), ": invalid scale ", scales[i],
                   " on axis ", i);
+    std::vector<float> resized(rank);
+    for (int64_t i = 0; i < rank; ++i)
+      resized[i] =
+          from_scales ? static_cast<float>(x.shape[i]) * scales[i] : static_cast<float>(out[i]);
 
     nhwc_ = init.layout == Layout::kNHWC && rank == 4;
     if (mode_ == "linear") {
@@ -159,15 +166,15 @@ class ResizeKernel : public Kernel {
       for (int64_t i = 0; i < rank - 2; ++i)
         EDGEQ_CHECK(out[i] == x.shape[i], node_.describe(),
                     ": linear mode resizes only the two innermost axes");
-      taps_h_ = linear_taps(x.shape[rank - 2], out[rank - 2], scales[rank - 2]);
-      taps_w_ = linear_taps(x.shape[rank - 1], out[rank - 1], scales[rank - 1]);
+      taps_h_ = linear_taps(x.shape[rank - 2], out[rank - 2], scales[rank - 2], resized[rank - 2]);
+      taps_w_ = linear_taps(x.shape[rank - 1], out[rank - 1], scales[rank - 1], resized[rank - 1]);
     } else {
       // Nearest tables per logical axis, then reordered to physical axes.
       std::vector<std::vector<int64_t>> logical(rank);
       for (int64_t a = 0; a < rank; ++a) {
         for (int64_t o = 0; o < out[a]; ++o) {
           const float c = original_coord(coord_mode_, static_cast<float>(o), scales[a], x.shape[a],
-                                         out[a], node_);
+                                         out[a], resized[a], node_);
           logical[a].push_back(nearest_index(nearest_mode_, c, x.shape[a], node_));
         }
       }
@@ -217,10 +224,12 @@ class ResizeKernel : public Kernel {
   }
 
  private:
-  std::vector<LinearTap> linear_taps(int64_t in_len, int64_t out_len, float scale) const {
+  std::vector<LinearTap> linear_taps(int64_t in_len, int64_t out_len, float scale,
+                                     float resized_len) const {
     std::vector<LinearTap> taps(out_len);
     for (int64_t o = 0; o < out_len; ++o) {
-      float c = original_coord(coord_mode_, static_cast<float>(o), scale, in_len, out_len, node_);
+      float c = original_coord(coord_mode_, static_cast<float>(o), scale, in_len, out_len,
+                               resized_len, node_);
       c = std::clamp(c, 0.0f, static_cast<float>(in_len - 1));
       const int64_t i0 = std::min<int64_t>(static_cast<int64_t>(c), in_len - 1);
       const int64_t i1 = std::min<int64_t>(i0 + 1, in_len - 1);
