@@ -1,6 +1,7 @@
 // Writes the seed corpora of the fuzz harnesses: tiny valid files of each kind and a few
 // truncated ones. Run by hand when a format changes (the output is committed):
 //   build-asan/edgeq_fuzz_seeds fuzz/corpus
+#include <cmath>
 #include <filesystem>
 #include <opencv2/imgcodecs.hpp>
 #include <random>
@@ -100,13 +101,29 @@ int main(int argc, char** argv) {
   seed("fuzz_npy", "u8_5", serialize_npy(Tensor::from_vector<uint8_t>({5}, {0, 1, 2, 254, 255})));
   seed("fuzz_npy", "i64_scalar", serialize_npy(Tensor::scalar<int64_t>(-42)));
 
+  // The calibrated stats (histograms of thousands of bins), and small ones: single-valued
+  // histograms (one bin each) and one of a few spread values with a NaN and an Inf.
+  Stats small;
+  small.model_sha256 = "seed";
+  small.preprocessing = "none";
+  small.images = 1;
+  const float same[] = {0.5f, 0.5f, 0.5f}, spread[] = {-1.0f, 0.0f, 3.0f, NAN, INFINITY};
+  small.values["a"].add(same, 3);
+  small.values["b"].add(same, 1);
+  Stats spread_stats = small;
+  spread_stats.values["c"].add(spread, 5);
   const std::string tmp = out_dir + "/.tmp_stats";
-  save_stats(stats, tmp + ".cbor");
-  seed_truncated("fuzz_stats", "tiny.cbor", read_file(tmp + ".cbor"));
-  save_stats(stats, tmp + ".json");
-  seed_truncated("fuzz_stats", "tiny.json", read_file(tmp + ".json"));
-  fs::remove(tmp + ".cbor");
-  fs::remove(tmp + ".json");
+  auto file_of = [&](const Stats& st, const char* ext) {
+    save_stats(st, tmp + ext);
+    std::string bytes = read_file(tmp + ext);
+    fs::remove(tmp + ext);
+    return bytes;
+  };
+  seed("fuzz_stats", "calibrated.cbor", file_of(stats, ".cbor"));
+  seed_truncated("fuzz_stats", "single.cbor", file_of(small, ".cbor"));
+  seed_truncated("fuzz_stats", "single.json", file_of(small, ".json"));
+  seed("fuzz_stats", "spread.cbor", file_of(spread_stats, ".cbor"));
+  seed("fuzz_stats", "spread.json", file_of(spread_stats, ".json"));
 
   const EncodingSet enc = encodings_from_qdq(qdq);
   seed_truncated("fuzz_encodings", "tiny_1.0.0.json", encodings_to_json(enc, "1.0.0"));

@@ -1,0 +1,86 @@
+// Inputs the fuzz harnesses (fuzz/) found, each refused now with one clear error line. The files
+// in tests/data/fuzz are the crashing inputs as libFuzzer saved them (<harness>-<hash prefix>).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "core/error.h"
+#include "core/file_io.h"
+#include "core/npy.h"
+#include "ir/onnx_io.h"
+#include "runtime/executor.h"
+#include "test_util.h"
+#include "vision/image_io.h"
+#include "vision/labels.h"
+
+namespace edgeq {
+namespace {
+
+std::string finding(const std::string& name) {
+  return read_file(std::string(EDGEQ_SOURCE_DIR) + "/tests/data/fuzz/" + name);
+}
+
+// Runs f, which must throw edgeq::Error with a one-line message containing `want`.
+template <typename F>
+void expect_one_line_error(F f, const std::string& want) {
+  try {
+    f();
+    ADD_FAILURE() << "accepted; expected an error containing: " << want;
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    EXPECT_NE(m.find(want), std::string::npos) << m;
+  }
+}
+
+// A shape entry "\xff\xff5" made std::stoll throw std::invalid_argument out of parse_npy.
+TEST(FuzzRegression, NpyShapeEntryThatIsNotANumber) {
+  expect_one_line_error([] { parse_npy(finding("fuzz_npy-7c9a30a9"), "f.npy"); },
+                        "is not a dimension");
+}
+
+// A header claiming more data than the file holds is refused before anything is allocated.
+TEST(FuzzRegression, NpyShapeLargerThanTheData) {
+  std::string npy = serialize_npy(Tensor::from_vector<float>({2}, {1, 2}));
+  const size_t at = npy.find("(2,)");
+  ASSERT_NE(at, std::string::npos);
+  npy.replace(at, 4, "(999999999999999999, 99)");
+  expect_one_line_error([&] { parse_npy(npy, "f.npy"); }, "too large");
+  npy.replace(npy.find("(999999999999999999, 99)"), 24, "(4000000000000,)");
+  expect_one_line_error([&] { parse_npy(npy, "f.npy"); }, "truncated");
+}
+
+// A keypoint coordinate of 4.4e95 became +inf in float: the labels it parsed to could not be
+// written back. Such values are refused now; a class beyond int was undefined behaviour.
+TEST(FuzzRegression, LabelValuesOutOfRange) {
+  expect_one_line_error([] { parse_yolo_labels(finding("fuzz_labels-de3aa9a5"), 640, 480, "l"); },
+                        "out of range");
+  expect_one_line_error([] { parse_yolo_labels("1e30 0.5 0.5 0.1 0.1\n", 640, 480, "l"); },
+                        "class must be an integer");
+  auto ok = parse_yolo_labels("3 0.5 0.5 0.1 0.1 1.5 -0.5 2\n", 640, 480, "l");
+  ASSERT_EQ(ok.size(), 1u);
+  EXPECT_EQ(ok[0].kpts.at(0).x, 960.0f);
+}
+
+// OpenCV's exception text spans several lines; the error quoting it must not.
+TEST(FuzzRegression, ImageDecoderErrorIsOneLine) {
+  const std::string path = test::temp_dir("fuzz_regression") + "/bad.bmp";
+  write_file_atomic(path, finding("fuzz_image-0e1859c4"));
+  expect_one_line_error([&] { read_image(path); }, "cannot decode image");
+}
+
+// A value name with a newline in it made the planner's error two lines.
+TEST(FuzzRegression, OnnxNameWithNewlineKeepsTheErrorOneLine) {
+  expect_one_line_error(
+      [] {
+        Executor ex(parse_onnx(finding("fuzz_onnx-edcc8272"), "f.onnx"));
+        ex.prepare();
+      },
+      "\\n");
+  expect_one_line_error([] { fail("a\nb\r\x01"); }, "a\\nb\\r\\x01");
+}
+
+}  // namespace
+}  // namespace edgeq
