@@ -58,7 +58,7 @@ TEST(FuzzRegression, LabelValuesOutOfRange) {
   expect_one_line_error([] { parse_yolo_labels(finding("fuzz_labels-de3aa9a5"), 640, 480, "l"); },
                         "out of range");
   expect_one_line_error([] { parse_yolo_labels("1e30 0.5 0.5 0.1 0.1\n", 640, 480, "l"); },
-                        "class must be an integer");
+                        "class must be a non-negative integer (at most 1000000)");
   auto ok = parse_yolo_labels("3 0.5 0.5 0.1 0.1 1.5 -0.5 2\n", 640, 480, "l");
   ASSERT_EQ(ok.size(), 1u);
   EXPECT_EQ(ok[0].kpts.at(0).x, 960.0f);

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <vector>
 
@@ -188,7 +189,8 @@ TEST(Simd, ModelResultsAreTheSameAtEveryLevel) {
   for (size_t k = 1; k < results.size(); ++k) {
     SCOPED_TRACE(std::string("level ") + simd_level_name(levels()[k]) + " vs scalar");
     EXPECT_TRUE(results[k].stats == results[0].stats);
-    for (auto* which : {&Result::fp32, &Result::w8a16, &Result::int8})
+    using Outputs = std::map<std::string, Tensor> Result::*;
+    for (Outputs which : {&Result::fp32, &Result::w8a16, &Result::int8})
       for (const auto& [name, t] : results[0].*which)
         EXPECT_TRUE(same_bits((results[k].*which).at(name), t)) << name;
   }

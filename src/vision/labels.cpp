@@ -49,7 +49,8 @@ std::vector<Label> parse_yolo_labels(const std::string& text, int img_w, int img
                 " numbers but earlier lines have ", count_seen);
     count_seen = n;
     EDGEQ_CHECK(v[0] >= 0 && v[0] == std::floor(v[0]) && v[0] <= kMaxClass, what, ":", line_no,
-                ": class must be an integer in 0..", kMaxClass, ", got ", v[0]);
+                ": class must be a non-negative integer (at most ", static_cast<int64_t>(kMaxClass),
+                "), got ", v[0]);
     for (size_t i = 1; i < n; ++i)
       EDGEQ_CHECK(std::fabs(v[i]) <= kMaxCoordinate, what, ":", line_no, ": value ", v[i],
                   " is out of range (normalized coordinates lie within +-", kMaxCoordinate, ")");
