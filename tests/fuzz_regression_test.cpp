@@ -41,6 +41,13 @@ TEST(FuzzRegression, NpyShapeEntryThatIsNotANumber) {
                         "is not a dimension");
 }
 
+// A header key without a value ('shape' at the end of the header's text) read one byte past the
+// header (AddressSanitizer: heap-buffer-overflow).
+TEST(FuzzRegression, NpyHeaderKeyWithoutValue) {
+  expect_one_line_error([] { parse_npy(finding("fuzz_npy-bc831de8"), "f.npy"); },
+                        "has no value for 'shape'");
+}
+
 // A header claiming more data than the file holds is refused before anything is allocated.
 TEST(FuzzRegression, NpyShapeLargerThanTheData) {
   std::string npy = serialize_npy(Tensor::from_vector<float>({2}, {1, 2}));
@@ -69,6 +76,13 @@ TEST(FuzzRegression, ImageDecoderErrorIsOneLine) {
   const std::string path = test::temp_dir("fuzz_regression") + "/bad.bmp";
   write_file_atomic(path, finding("fuzz_image-0e1859c4"));
   expect_one_line_error([&] { read_image(path); }, "cannot decode image");
+}
+
+// An initializer whose dims claim 4 GB was allocated before its data was checked (the fuzzer's
+// memory limit stopped it); now the data size is checked first.
+TEST(FuzzRegression, OnnxInitializerLargerThanItsData) {
+  expect_one_line_error([] { parse_onnx(finding("fuzz_onnx-0697b041"), "f.onnx"); },
+                        "(truncated model?)");
 }
 
 // A value name with a newline in it made the planner's error two lines.

@@ -45,7 +45,8 @@ std::string header_field(const std::string& h, const std::string& key, const std
   size_t k = h.find("'" + key + "'");
   EDGEQ_CHECK(k != std::string::npos, what, ": .npy header has no '", key, "'");
   size_t colon = h.find(':', k);
-  size_t start = h.find_first_not_of(' ', colon + 1);
+  size_t start = colon == std::string::npos ? colon : h.find_first_not_of(' ', colon + 1);
+  EDGEQ_CHECK(start != std::string::npos, what, ": .npy header has no value for '", key, "'");
   if (h[start] == '(') return h.substr(start + 1, h.find(')', start) - start - 1);
   if (h[start] == '\'') return h.substr(start + 1, h.find('\'', start + 1) - start - 1);
   size_t end = h.find_first_of(",}", start);

@@ -20,6 +20,20 @@ void copy_typed(const Field& field, Tensor& t) {
   for (int i = 0; i < field.size(); ++i) out[i] = static_cast<T>(field.Get(i));
 }
 
+// How many values the typed field that holds `dt` has.
+uint64_t values_held(const onnx::TensorProto& p, DType dt) {
+  switch (dt) {
+    case DType::kFloat32:
+      return static_cast<uint64_t>(p.float_data_size());
+    case DType::kFloat64:
+      return static_cast<uint64_t>(p.double_data_size());
+    case DType::kInt64:
+      return static_cast<uint64_t>(p.int64_data_size());
+    default:
+      return static_cast<uint64_t>(p.int32_data_size());
+  }
+}
+
 Tensor tensor_from_proto(const onnx::TensorProto& p) {
   const std::string name = p.name().empty() ? "(unnamed)" : p.name();
   if (p.data_location() == onnx::TensorProto::EXTERNAL)
@@ -33,6 +47,16 @@ Tensor tensor_from_proto(const onnx::TensorProto& p) {
     fail("tensor '", name, "' has unsupported data type ", p.data_type());
   }
   Shape shape(p.dims().begin(), p.dims().end());
+  // The data must be there before anything is allocated (dims may claim any size).
+  uint64_t numel = 1;
+  for (int64_t d : shape)
+    EDGEQ_CHECK(d >= 0 && !__builtin_mul_overflow(numel, static_cast<uint64_t>(d), &numel) &&
+                    numel <= (uint64_t{1} << 40),
+                "tensor '", name, "' has an invalid shape ", shape_str(shape));
+  const uint64_t held =
+      p.has_raw_data() ? p.raw_data().size() / dtype_size(dt) : values_held(p, dt);
+  EDGEQ_CHECK(held == numel, "tensor '", name, "' holds ", held, " values but its shape ",
+              shape_str(shape), " needs ", numel, " (truncated model?)");
   Tensor t(dt, shape);
   if (p.has_raw_data()) {
     EDGEQ_CHECK(p.raw_data().size() == t.nbytes(), "tensor '", name, "' holds ",
