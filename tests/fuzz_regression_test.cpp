@@ -2,6 +2,7 @@
 // in tests/data/fuzz are the crashing inputs as libFuzzer saved them (<harness>-<hash prefix>).
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -48,6 +49,15 @@ TEST(FuzzRegression, NpyHeaderKeyWithoutValue) {
                         "has no value for 'shape'");
 }
 
+// Shape (107216666, 4, 6666664, 66664, 6, 0, ...): empty, but the element count overflowed int64
+// on the way to 0 (UBSan: signed integer overflow in shape_numel). Now a zero dim gives 0 at
+// once and other products are checked.
+TEST(FuzzRegression, NpyShapeWhoseCountOverflows) {
+  EXPECT_EQ(parse_npy(finding("fuzz_npy-e5310b0f"), "f.npy").numel(), 0);
+  EXPECT_EQ(shape_numel({0, INT64_MAX, 6}), 0);
+  EXPECT_THROW(shape_numel({INT64_MAX / 2, 3}), Error);
+}
+
 // A header claiming more data than the file holds is refused before anything is allocated.
 TEST(FuzzRegression, NpyShapeLargerThanTheData) {
   std::string npy = serialize_npy(Tensor::from_vector<float>({2}, {1, 2}));
@@ -83,6 +93,17 @@ TEST(FuzzRegression, ImageDecoderErrorIsOneLine) {
 TEST(FuzzRegression, OnnxInitializerLargerThanItsData) {
   expect_one_line_error([] { parse_onnx(finding("fuzz_onnx-0697b041"), "f.onnx"); },
                         "(truncated model?)");
+}
+
+// A Reshape target whose known dims overflow int64 when multiplied (UBSan: signed integer
+// overflow in make_reshape).
+TEST(FuzzRegression, OnnxReshapeTargetWhoseCountOverflows) {
+  expect_one_line_error(
+      [] {
+        Executor ex(parse_onnx(finding("fuzz_onnx-2c8f6532"), "f.onnx"));
+        ex.prepare();
+      },
+      "invalid shape entry");
 }
 
 // A value name with a newline in it made the planner's error two lines.

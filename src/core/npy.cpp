@@ -93,10 +93,14 @@ Tensor parse_npy(const std::string& bytes, const std::string& what) {
   }
   // The data must be there before anything is allocated (a header may claim any shape).
   const size_t data_start = header_start + header_len, have = bytes.size() - data_start;
-  uint64_t need = dtype_size(dt);
-  for (int64_t d : shape)
-    EDGEQ_CHECK(!__builtin_mul_overflow(need, static_cast<uint64_t>(d), &need) || need == 0, what,
-                ": .npy shape ", shape_str(shape), " is too large");
+  uint64_t need = 0;
+  try {
+    need = static_cast<uint64_t>(shape_numel(shape));
+  } catch (const Error&) {
+    fail(what, ": .npy shape ", shape_str(shape), " is too large");
+  }
+  EDGEQ_CHECK(!__builtin_mul_overflow(need, dtype_size(dt), &need), what, ": .npy shape ",
+              shape_str(shape), " is too large");
   EDGEQ_CHECK(have >= need, what, ": .npy data is truncated (", have, " of ", need, " bytes)");
   Tensor t(dt, shape);
   if (t.nbytes()) std::memcpy(t.raw(), bytes.data() + data_start, t.nbytes());

@@ -48,11 +48,13 @@ Tensor tensor_from_proto(const onnx::TensorProto& p) {
   }
   Shape shape(p.dims().begin(), p.dims().end());
   // The data must be there before anything is allocated (dims may claim any size).
-  uint64_t numel = 1;
-  for (int64_t d : shape)
-    EDGEQ_CHECK(d >= 0 && !__builtin_mul_overflow(numel, static_cast<uint64_t>(d), &numel) &&
-                    numel <= (uint64_t{1} << 40),
-                "tensor '", name, "' has an invalid shape ", shape_str(shape));
+  uint64_t numel = 0;
+  try {
+    for (int64_t d : shape) EDGEQ_CHECK(d >= 0, "negative dimension");
+    numel = static_cast<uint64_t>(shape_numel(shape));
+  } catch (const Error&) {
+    fail("tensor '", name, "' has an invalid shape ", shape_str(shape));
+  }
   const uint64_t held =
       p.has_raw_data() ? p.raw_data().size() / dtype_size(dt) : values_held(p, dt);
   EDGEQ_CHECK(held == numel, "tensor '", name, "' holds ", held, " values but its shape ",
