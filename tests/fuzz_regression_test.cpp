@@ -106,6 +106,17 @@ TEST(FuzzRegression, OnnxReshapeTargetWhoseCountOverflows) {
       "invalid shape entry");
 }
 
+// A node without outputs: the step planner read outputs[0] of an empty list (UBSan: reference
+// binding to null pointer).
+TEST(FuzzRegression, OnnxNodeWithoutOutputs) {
+  expect_one_line_error(
+      [] {
+        Executor ex(parse_onnx(finding("fuzz_onnx-f9f8b77c"), "f.onnx"));
+        ex.prepare();
+      },
+      "has no outputs");
+}
+
 // A value name with a newline in it made the planner's error two lines.
 TEST(FuzzRegression, OnnxNameWithNewlineKeepsTheErrorOneLine) {
   expect_one_line_error(
