@@ -1,4 +1,4 @@
-# Shared by the bench scripts (sourced from the repository root).
+# Shared by the scripts (sourced from the repository root).
 
 # Prints the model to benchmark: $1 when given, else ../shared/models/yolo11n-pose.onnx when
 # present, else a zoo yolo11n-pose written to out/ (built once).
@@ -12,4 +12,28 @@ default_model() {
     [ -f out/yolo11n-pose.onnx ] || build/edgeq zoo yolo11n-pose -o out/yolo11n-pose.onnx >/dev/null
     echo out/yolo11n-pose.onnx
   fi
+}
+
+# Builds edgeq, its tests and the fuzz harnesses with clang, AddressSanitizer and
+# UndefinedBehaviorSanitizer into build-asan (one build serves scripts/test_sanitize.sh and
+# scripts/fuzz.sh), installing clang, its sanitizer and libFuzzer runtimes and OpenMP first when
+# missing.
+build_sanitized() {
+  local pkgs=(clang libclang-rt-dev libomp-dev) missing=() p
+  for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "== installing Debian packages: ${missing[*]}"
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+  local launcher=()
+  command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  echo "== building with clang, -fsanitize=address,undefined and libFuzzer harnesses (build-asan)"
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
+    -DEDGEQ_SANITIZE=address,undefined -DEDGEQ_FUZZ=ON "${launcher[@]}" >/dev/null
+  cmake --build build-asan -j"$(nproc)" "$@"
 }

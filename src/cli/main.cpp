@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/ledger_options.h"
 #include "core/error.h"
+#include "core/simd.h"
 
 namespace {
 
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "edgeq 0.1.0");
   edgeq::cli::register_all(app);
   try {
+    edgeq::simd_level();  // a bad EDGEQ_SIMD is refused before any work
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);

@@ -24,7 +24,9 @@ inline float exp_fast(float x) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * z + r + 1.0f;
-  int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+  // NaN (which the clamp lets through) must not reach the int conversion (undefined behaviour;
+  // UBSan reported it); p is NaN then, and so is the result.
+  int32_t bits = (static_cast<int32_t>(n == n ? n : 0.0f) + 127) << 23;
   return p * __builtin_bit_cast(float, bits);
 }
 

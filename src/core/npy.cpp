@@ -45,7 +45,8 @@ std::string header_field(const std::string& h, const std::string& key, const std
   size_t k = h.find("'" + key + "'");
   EDGEQ_CHECK(k != std::string::npos, what, ": .npy header has no '", key, "'");
   size_t colon = h.find(':', k);
-  size_t start = h.find_first_not_of(' ', colon + 1);
+  size_t start = colon == std::string::npos ? colon : h.find_first_not_of(' ', colon + 1);
+  EDGEQ_CHECK(start != std::string::npos, what, ": .npy header has no value for '", key, "'");
   if (h[start] == '(') return h.substr(start + 1, h.find(')', start) - start - 1);
   if (h[start] == '\'') return h.substr(start + 1, h.find('\'', start + 1) - start - 1);
   size_t end = h.find_first_of(",}", start);
@@ -81,14 +82,27 @@ Tensor parse_npy(const std::string& bytes, const std::string& what) {
     size_t next = dims.find(',', pos);
     std::string tok = dims.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
     tok.erase(0, tok.find_first_not_of(' '));
-    if (!tok.empty()) shape.push_back(std::stoll(tok));
+    tok.erase(tok.find_last_not_of(' ') + 1);
+    if (!tok.empty()) {
+      EDGEQ_CHECK(tok.size() <= 18 && tok.find_first_not_of("0123456789") == std::string::npos,
+                  what, ": .npy shape entry '", tok, "' is not a dimension");
+      shape.push_back(std::stoll(tok));
+    }
     if (next == std::string::npos) break;
     pos = next + 1;
   }
+  // The data must be there before anything is allocated (a header may claim any shape).
+  const size_t data_start = header_start + header_len, have = bytes.size() - data_start;
+  uint64_t need = 0;
+  try {
+    need = static_cast<uint64_t>(shape_numel(shape));
+  } catch (const Error&) {
+    fail(what, ": .npy shape ", shape_str(shape), " is too large");
+  }
+  EDGEQ_CHECK(!__builtin_mul_overflow(need, dtype_size(dt), &need), what, ": .npy shape ",
+              shape_str(shape), " is too large");
+  EDGEQ_CHECK(have >= need, what, ": .npy data is truncated (", have, " of ", need, " bytes)");
   Tensor t(dt, shape);
-  size_t data_start = header_start + header_len;
-  EDGEQ_CHECK(bytes.size() - data_start >= t.nbytes(), what, ": .npy data is truncated (",
-              bytes.size() - data_start, " of ", t.nbytes(), " bytes)");
   if (t.nbytes()) std::memcpy(t.raw(), bytes.data() + data_start, t.nbytes());
   return t;
 }

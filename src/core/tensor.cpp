@@ -9,8 +9,14 @@
 namespace edgeq {
 
 int64_t shape_numel(const Shape& s) {
+  // Zero anywhere makes it empty; otherwise the product must fit (a model or .npy header may
+  // claim any dims, and a signed overflow is undefined behaviour). A symbolic -1 counts as -1.
+  for (int64_t d : s)
+    if (d == 0) return 0;
   int64_t n = 1;
-  for (int64_t d : s) n *= d;
+  for (int64_t d : s)
+    EDGEQ_CHECK(!__builtin_mul_overflow(n, d, &n), "shape ", shape_str(s),
+                " has too many elements");
   return n;
 }
 

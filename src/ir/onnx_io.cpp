@@ -20,6 +20,20 @@ void copy_typed(const Field& field, Tensor& t) {
   for (int i = 0; i < field.size(); ++i) out[i] = static_cast<T>(field.Get(i));
 }
 
+// How many values the typed field that holds `dt` has.
+uint64_t values_held(const onnx::TensorProto& p, DType dt) {
+  switch (dt) {
+    case DType::kFloat32:
+      return static_cast<uint64_t>(p.float_data_size());
+    case DType::kFloat64:
+      return static_cast<uint64_t>(p.double_data_size());
+    case DType::kInt64:
+      return static_cast<uint64_t>(p.int64_data_size());
+    default:
+      return static_cast<uint64_t>(p.int32_data_size());
+  }
+}
+
 Tensor tensor_from_proto(const onnx::TensorProto& p) {
   const std::string name = p.name().empty() ? "(unnamed)" : p.name();
   if (p.data_location() == onnx::TensorProto::EXTERNAL)
@@ -47,12 +61,9 @@ Tensor tensor_from_proto(const onnx::TensorProto& p) {
     EDGEQ_CHECK(have == need, "tensor '", name, "' holds ", have, " bytes but its shape ",
                 shape_str(shape), " needs ", need, " (truncated model?)");
   } else {
-    const uint64_t have = dt == DType::kFloat32   ? p.float_data_size()
-                          : dt == DType::kFloat64 ? p.double_data_size()
-                          : dt == DType::kInt64   ? p.int64_data_size()
-                                                  : p.int32_data_size();
+    const uint64_t have = values_held(p, dt);
     EDGEQ_CHECK(have == numel, "tensor '", name, "' has ", have, " values but its shape ",
-                shape_str(shape), " needs ", numel);
+                shape_str(shape), " needs ", numel, " (truncated model?)");
   }
   Tensor t(dt, shape);
   if (p.has_raw_data()) {

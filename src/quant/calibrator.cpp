@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
 #include <memory>
@@ -10,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/fast_math.h"
+#include "core/simd.h"
 #include "ir/op_traits.h"
 
 namespace edgeq {
@@ -164,18 +166,27 @@ void Calibrator::add(const std::map<std::string, Tensor>& inputs,
 
 namespace {
 
-// Sigmoid and SiLU of v, as the executor computes them (silu_fast(x) is x * sigmoid_fast(x)).
-void sigmoid_and_silu(const std::vector<float>& v, std::vector<float>& s, std::vector<float>& y) {
-  const int64_t n = static_cast<int64_t>(v.size());
-  s.resize(v.size());
-  y.resize(v.size());
-  const float* in = v.data();
-  float *so = s.data(), *yo = y.data();
+// Sigmoid and SiLU of x[0, n), as the executor computes them (silu_fast(x) is
+// x * sigmoid_fast(x)), in AVX-512 / AVX2 / baseline clones (core/simd.h).
+EDGEQ_ALWAYS_INLINE void sigmoid_and_silu_body(const float* x, float* s, float* y, int64_t n) {
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) {
-    so[i] = sigmoid_fast(in[i]);
-    yo[i] = in[i] * so[i];
+    s[i] = sigmoid_fast(x[i]);
+    y[i] = x[i] * s[i];
   }
+}
+EDGEQ_SIMD_CLONES(, void, sigmoid_and_silu_span, sigmoid_and_silu_body,
+                  (const float* x, float* s, float* y, int64_t n), (x, s, y, n))
+
+void sigmoid_and_silu(const float* x, float* s, float* y, int64_t n) {
+  simd_pick(sigmoid_and_silu_span_avx512, sigmoid_and_silu_span_avx2, sigmoid_and_silu_span_scalar)(
+      x, s, y, n);
+}
+
+void sigmoid_and_silu(const std::vector<float>& v, std::vector<float>& s, std::vector<float>& y) {
+  s.resize(v.size());
+  y.resize(v.size());
+  sigmoid_and_silu(v.data(), s.data(), y.data(), static_cast<int64_t>(v.size()));
 }
 
 }  // namespace
@@ -183,10 +194,12 @@ void sigmoid_and_silu(const std::vector<float>& v, std::vector<float>& s, std::v
 void Calibrator::derive_silu_whole(const SiluTap& tap, const float* x, int64_t n) {
   if (n <= 0) return;
   std::vector<float> s(n), y(n);
-#pragma omp parallel for simd if (n >= (1 << 16))
-  for (int64_t i = 0; i < n; ++i) {
-    s[i] = sigmoid_fast(x[i]);
-    y[i] = x[i] * s[i];  // silu_fast(x[i])
+  constexpr int64_t kBlock = 1 << 14;
+  const int64_t blocks = (n + kBlock - 1) / kBlock;
+#pragma omp parallel for if (n >= (1 << 16))
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t i = b * kBlock;
+    sigmoid_and_silu(x + i, s.data() + i, y.data() + i, std::min(kBlock, n - i));
   }
   const int stride = stats_.histogram_stride;
   stats_.values[tap.sigmoid].add(s.data(), n, stride);

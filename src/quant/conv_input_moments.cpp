@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/simd.h"
 
 namespace edgeq {
 namespace {
@@ -14,9 +15,10 @@ int64_t round_up(int64_t n, int64_t m) {
   return (n + m - 1) / m * m;
 }
 
-// acc[r][j] = sum over positions p < n of col[p][i0 + r] * col[p][j0 + j].
-void gram_tile(const float* cols, int64_t ld, int64_t n, int64_t i0, int64_t j0,
-               float (&acc)[kTileRows][kTileCols]) {
+// acc[r][j] = sum over positions p < n of col[p][i0 + r] * col[p][j0 + j]: each entry summed
+// over p in order, so the AVX-512, AVX2 and baseline clones (core/simd.h) give the same bits.
+EDGEQ_ALWAYS_INLINE void gram_tile_body(const float* cols, int64_t ld, int64_t n, int64_t i0,
+                                        int64_t j0, float (&acc)[kTileRows][kTileCols]) {
   for (auto& row : acc) std::fill(std::begin(row), std::end(row), 0.0f);
   for (int64_t p = 0; p < n; ++p) {
     const float* col = cols + p * ld;
@@ -31,6 +33,11 @@ void gram_tile(const float* cols, int64_t ld, int64_t n, int64_t i0, int64_t j0,
     }
   }
 }
+
+EDGEQ_SIMD_CLONES(, void, gram_tile, gram_tile_body,
+                  (const float* cols, int64_t ld, int64_t n, int64_t i0, int64_t j0,
+                   float (&acc)[kTileRows][kTileCols]),
+                  (cols, ld, n, i0, j0, acc))
 
 }  // namespace
 
@@ -123,6 +130,7 @@ void ConvInputAccumulator::add_image(const float* x, int threads) {
       for (int64_t j = 0; j < kTileCols && j0 + j < k; ++j) sum[j0 + j] += part[j];
     }
     // Second moment, upper triangle (j >= i) by tiles.
+    const auto gram_tile = simd_pick(&gram_tile_avx512, &gram_tile_avx2, &gram_tile_scalar);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (int64_t t = 0; t < n_tiles; ++t) {
       const GramTile& tile = tiles_[static_cast<size_t>(t)];

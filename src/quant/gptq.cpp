@@ -13,10 +13,17 @@ namespace {
 
 constexpr int64_t kBlock = 64;  // Cholesky block size
 
+// Eight fixed partial sums added in a fixed order: the same bits whatever vector width the
+// compiler or the CPU gives the loop (an `omp simd` reduction would sum in lanes of that width).
 double dot(const double* a, const double* b, int64_t n) {
+  constexpr int64_t kParts = 8;
+  double part[kParts] = {};
+  int64_t i = 0;
+  for (; i + kParts <= n; i += kParts)
+    for (int64_t j = 0; j < kParts; ++j) part[j] += a[i + j] * b[i + j];
+  for (int64_t j = 0; i + j < n; ++j) part[j] += a[i + j] * b[i + j];
   double s = 0;
-#pragma omp simd reduction(+ : s)
-  for (int64_t i = 0; i < n; ++i) s += a[i] * b[i];
+  for (double v : part) s += v;
   return s;
 }
 

@@ -3,24 +3,14 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <cmath>
-#include <cstring>
+#include <nlohmann/json.hpp>
 #include <tuple>
 #include <utility>
-#if defined(__AVX2__)
-#include <immintrin.h>
-#endif
-#if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
-// GCC 12's AVX-512 min / max intrinsics pass an undefined vector as their unused mask source,
-// which -W(maybe-)uninitialized reports at every use.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-#include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "quant/histogram_scan.h"
 
 namespace edgeq {
 namespace {
@@ -108,162 +98,7 @@ void Histogram::fit_range() {
 
 namespace {
 
-// One thread's part of a batch scan: min / max (ignoring NaN; +-Inf may become lo or hi, and then
-// add() makes a second, rare pass), the NaN count, and with kPivot the largest value <= pivot and
-// the smallest >= pivot; values below cut_lo or above cut_hi are appended to tails in the same
-// pass (NaN never, +-Inf may). For _mm256_min_ps / max_ps a NaN first operand yields the second,
-// and comparisons with NaN are false, so NaN never enters any of them.
-struct Scan {
-  float lo = INFINITY, hi = -INFINITY;
-  uint64_t nan = 0;
-  float below = -INFINITY, above = INFINITY;
-};
-
-// Horizontal min / max of 16 lanes (the _mm512_reduce_* helpers of GCC 12 warn spuriously).
-#if defined(__AVX512F__)
-template <typename T, typename V>
-std::array<T, 16> lanes(V v) {
-  std::array<T, 16> a;
-  std::memcpy(a.data(), &v, sizeof(a));
-  return a;
-}
-// T is the lane type: float for __m512, int32_t for __m512i.
-template <typename T, typename V>
-T lane_min(V v) {
-  auto a = lanes<T>(v);
-  return *std::min_element(a.begin(), a.end());
-}
-template <typename T, typename V>
-T lane_max(V v) {
-  auto a = lanes<T>(v);
-  return *std::max_element(a.begin(), a.end());
-}
-#endif
-
-// The values of v[0, m) within [lo, hi] (NaN never), written to out; returns how many.
-int64_t within(const float* v, int64_t m, float lo, float hi, float* out) {
-  int64_t k = 0, i = 0;
-#if defined(__AVX512F__)
-  const __m512 l = _mm512_set1_ps(lo), h = _mm512_set1_ps(hi);
-  for (; i + 16 <= m; i += 16) {
-    __m512 x = _mm512_loadu_ps(v + i);
-    __mmask16 in = _mm512_cmp_ps_mask(x, l, _CMP_GE_OQ) & _mm512_cmp_ps_mask(x, h, _CMP_LE_OQ);
-    _mm512_mask_compressstoreu_ps(out + k, in, x);
-    k += __builtin_popcount(in);
-  }
-#endif
-  for (; i < m; ++i)
-    if (v[i] >= lo && v[i] <= hi) out[k++] = v[i];
-  return k;
-}
-
-// kMinMax false: lo / hi are not needed (a sampled batch takes them from its tails, see close());
-// the AVX-512 loop then skips them.
-template <bool kPivot, bool kMinMax = true>
-Scan scan_part(const float* x, int64_t n, float pivot, float cut_lo = -INFINITY,
-               float cut_hi = INFINITY, std::vector<float>* tails = nullptr) {
-  Scan s;
-  int64_t i = 0;
-#if defined(__AVX512F__)
-  const __m512 p = _mm512_set1_ps(pivot), cl = _mm512_set1_ps(cut_lo), ch = _mm512_set1_ps(cut_hi);
-  __m512 lo0 = _mm512_set1_ps(INFINITY), lo1 = lo0, hi0 = _mm512_set1_ps(-INFINITY), hi1 = hi0;
-  __m512 below = hi0, above = lo0;
-  for (; i + 32 <= n; i += 32) {
-    __m512 a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
-    if constexpr (kMinMax) {
-      lo0 = _mm512_min_ps(a, lo0);
-      hi0 = _mm512_max_ps(a, hi0);
-      lo1 = _mm512_min_ps(b, lo1);
-      hi1 = _mm512_max_ps(b, hi1);
-    }
-    // Beyond a cut, or NaN ("not >= cut_lo" holds for NaN): both rare, sorted out in the branch.
-    const __mmask16 ta =
-        _mm512_cmp_ps_mask(a, cl, _CMP_NGE_UQ) | _mm512_cmp_ps_mask(a, ch, _CMP_GT_OQ);
-    const __mmask16 tb =
-        _mm512_cmp_ps_mask(b, cl, _CMP_NGE_UQ) | _mm512_cmp_ps_mask(b, ch, _CMP_GT_OQ);
-    if (__builtin_expect((ta | tb) != 0, 0)) {
-      const __mmask16 na = _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q),
-                      nb = _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q);
-      s.nan += static_cast<uint64_t>(__builtin_popcount(na) + __builtin_popcount(nb));
-      const __mmask16 ka = ta & ~na, kb = tb & ~nb;
-      if (tails && (ka | kb)) {
-        alignas(64) float kept[32];
-        _mm512_mask_compressstoreu_ps(kept, ka, a);
-        const int ca = __builtin_popcount(ka);
-        _mm512_mask_compressstoreu_ps(kept + ca, kb, b);
-        tails->insert(tails->end(), kept, kept + ca + __builtin_popcount(kb));
-      }
-    }
-    if constexpr (kPivot) {
-      for (__m512 v : {a, b}) {
-        below = _mm512_mask_max_ps(below, _mm512_cmp_ps_mask(v, p, _CMP_LE_OQ), v, below);
-        above = _mm512_mask_min_ps(above, _mm512_cmp_ps_mask(v, p, _CMP_GE_OQ), v, above);
-      }
-    }
-  }
-  s.lo = lane_min<float>(_mm512_min_ps(lo0, lo1));
-  s.hi = lane_max<float>(_mm512_max_ps(hi0, hi1));
-  if constexpr (kPivot) {
-    s.below = lane_max<float>(below);
-    s.above = lane_min<float>(above);
-  }
-#elif defined(__AVX2__)
-  const __m256 p = _mm256_set1_ps(pivot), pinf = _mm256_set1_ps(INFINITY),
-               ninf = _mm256_set1_ps(-INFINITY), cl = _mm256_set1_ps(cut_lo),
-               ch = _mm256_set1_ps(cut_hi);
-  __m256 lo0 = pinf, lo1 = pinf, hi0 = ninf, hi1 = ninf, below = ninf, above = pinf;
-  __m256i nan0 = _mm256_setzero_si256(), nan1 = nan0;  // -1 per NaN, per lane
-  for (; i + 16 <= n; i += 16) {
-    __m256 a = _mm256_loadu_ps(x + i), b = _mm256_loadu_ps(x + i + 8);
-    lo0 = _mm256_min_ps(a, lo0);
-    hi0 = _mm256_max_ps(a, hi0);
-    lo1 = _mm256_min_ps(b, lo1);
-    hi1 = _mm256_max_ps(b, hi1);
-    nan0 = _mm256_add_epi32(nan0, _mm256_castps_si256(_mm256_cmp_ps(a, a, _CMP_UNORD_Q)));
-    nan1 = _mm256_add_epi32(nan1, _mm256_castps_si256(_mm256_cmp_ps(b, b, _CMP_UNORD_Q)));
-    const int t = _mm256_movemask_ps(_mm256_or_ps(_mm256_cmp_ps(a, cl, _CMP_LT_OQ),
-                                                  _mm256_cmp_ps(a, ch, _CMP_GT_OQ))) |
-                  _mm256_movemask_ps(_mm256_or_ps(_mm256_cmp_ps(b, cl, _CMP_LT_OQ),
-                                                  _mm256_cmp_ps(b, ch, _CMP_GT_OQ)))
-                      << 8;
-    if (__builtin_expect(t != 0, 0))
-      for (int k = 0; k < 16; ++k)
-        if (t & (1 << k)) tails->push_back(x[i + k]);  // t is only set with cuts, and tails
-    if constexpr (kPivot) {
-      for (__m256 v : {a, b}) {
-        below = _mm256_max_ps(_mm256_blendv_ps(ninf, v, _mm256_cmp_ps(v, p, _CMP_LE_OQ)), below);
-        above = _mm256_min_ps(_mm256_blendv_ps(pinf, v, _mm256_cmp_ps(v, p, _CMP_GE_OQ)), above);
-      }
-    }
-  }
-  alignas(32) float lo[8], hi[8], bl[8], ab[8];
-  alignas(32) int32_t nan[8];
-  _mm256_store_ps(lo, _mm256_min_ps(lo0, lo1));
-  _mm256_store_ps(hi, _mm256_max_ps(hi0, hi1));
-  _mm256_store_ps(bl, below);
-  _mm256_store_ps(ab, above);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(nan), _mm256_add_epi32(nan0, nan1));
-  for (int k = 0; k < 8; ++k) {
-    s.lo = std::min(s.lo, lo[k]);
-    s.hi = std::max(s.hi, hi[k]);
-    s.below = std::max(s.below, bl[k]);
-    s.above = std::min(s.above, ab[k]);
-    s.nan += static_cast<uint64_t>(-static_cast<int64_t>(nan[k]));
-  }
-#endif
-  for (; i < n; ++i) {
-    float v = x[i];
-    s.lo = v < s.lo ? v : s.lo;
-    s.hi = v > s.hi ? v : s.hi;
-    s.nan += v != v;
-    if ((v < cut_lo || v > cut_hi) && tails) tails->push_back(v);
-    if constexpr (kPivot) {
-      if (v <= pivot && v > s.below) s.below = v;
-      if (v >= pivot && v < s.above) s.above = v;
-    }
-  }
-  return s;
-}
+using histogram_scan::Scan;
 
 // The exact min / max of the finite values and the number of +-Inf, for a batch whose fast scan
 // met an infinity.
@@ -351,44 +186,7 @@ class FastCounter {
  private:
   // idx[i] = floor(v[i] / width) - first, widening the touched range [lo_, hi_].
   void bin_indices(const float* v, int64_t m, int32_t* idx) {
-    int64_t i = 0;
-#if defined(__AVX512F__)
-    const __m512 inv = _mm512_set1_ps(inv_width_), first = _mm512_set1_ps(first_);
-    __m512i lo = _mm512_set1_epi32(lo_), hi = _mm512_set1_epi32(hi_);
-    for (; i + 16 <= m; i += 16) {
-      __m512 b = _mm512_sub_ps(
-          _mm512_roundscale_ps(_mm512_mul_ps(_mm512_loadu_ps(v + i), inv), _MM_FROUND_TO_NEG_INF),
-          first);
-      __m512i k = _mm512_cvttps_epi32(b);
-      _mm512_storeu_si512(idx + i, k);
-      lo = _mm512_min_epi32(lo, k);
-      hi = _mm512_max_epi32(hi, k);
-    }
-    lo_ = std::min(lo_, lane_min<int32_t>(lo));
-    hi_ = std::max(hi_, lane_max<int32_t>(hi));
-#elif defined(__AVX2__)
-    const __m256 inv = _mm256_set1_ps(inv_width_), first = _mm256_set1_ps(first_);
-    __m256i lo = _mm256_set1_epi32(lo_), hi = _mm256_set1_epi32(hi_);
-    for (; i + 8 <= m; i += 8) {
-      __m256 b = _mm256_sub_ps(_mm256_floor_ps(_mm256_mul_ps(_mm256_loadu_ps(v + i), inv)), first);
-      __m256i k = _mm256_cvttps_epi32(b);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(idx + i), k);
-      lo = _mm256_min_epi32(lo, k);
-      hi = _mm256_max_epi32(hi, k);
-    }
-    alignas(32) int32_t l[8], h[8];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(l), lo);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(h), hi);
-    for (int k = 0; k < 8; ++k) {
-      lo_ = std::min(lo_, l[k]);
-      hi_ = std::max(hi_, h[k]);
-    }
-#endif
-    for (; i < m; ++i) {
-      idx[i] = static_cast<int32_t>(std::floor(v[i] * inv_width_) - first_);
-      lo_ = std::min(lo_, idx[i]);
-      hi_ = std::max(hi_, idx[i]);
-    }
+    histogram_scan::bin_indices(v, m, inv_width_, first_, idx, lo_, hi_);
   }
 
   void drain(uint64_t* bins) {
@@ -466,22 +264,13 @@ std::pair<float, float> tail_cuts(const float* sample, int64_t m) {
   };
   int64_t j = 0;  // probe j is sample[j * step]
   for (; j < probes && low.size() <= k; ++j) offer(sample[j * step]);
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
   // Most probes fall inside both bounds: test 16 at a time, offer only those outside.
   if (step * 16 < (int64_t{1} << 31)) {
-    const __m512i lanes =
-        _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                           _mm512_set1_epi32(static_cast<int32_t>(step)));
-    for (; j + 16 <= probes; j += 16) {
-      const __m512 v = _mm512_i32gather_ps(lanes, sample + j * step, 4);
-      const __mmask16 finite = static_cast<__mmask16>(~_mm512_fpclass_ps_mask(v, 0x99));
-      __mmask16 out = finite & (_mm512_cmp_ps_mask(v, _mm512_set1_ps(low.back()), _CMP_LT_OQ) |
-                                _mm512_cmp_ps_mask(v, _mm512_set1_ps(high.back()), _CMP_GT_OQ));
-      for (; out; out &= static_cast<__mmask16>(out - 1))
+    for (; j + 16 <= probes; j += 16)
+      for (uint32_t out = histogram_scan::probes_outside(sample, step, j, low.back(), high.back());
+           out; out &= out - 1)
         offer(sample[(j + __builtin_ctz(out)) * step]);
-    }
   }
-#endif
   for (; j < probes; ++j) offer(sample[j * step]);
   if (low.empty()) return {INFINITY, -INFINITY};  // no finite probe: everything is a tail
   return {low.back(), high.back()};
@@ -498,6 +287,8 @@ bool Histogram::take_batch(uint64_t finite, uint64_t nan, uint64_t inf, float lo
   nan_ += nan;
   inf_ += inf;
   if (finite == 0) return false;
+  lo += 0.0f;  // -0 -> +0: which zero a scan met first must not show
+  hi += 0.0f;
   if (count_ == 0) {
     min_ = lo;
     max_ = hi;
@@ -569,15 +360,12 @@ HistogramBatch::HistogramBatch(Histogram& h, const float* x, int64_t n, int max_
 void HistogramBatch::part(const float* values, int64_t count, int thread) {
   Partial& p = partials_.at(static_cast<size_t>(thread));
   std::vector<float>& tails = buf_.part_tails[static_cast<size_t>(thread)].values;
-  for (int64_t b = 0; b < count; b += kParallelMin) {  // keeps scan_part's NaN lanes small
+  for (int64_t b = 0; b < count; b += kParallelMin) {  // keeps the scan's NaN lanes small
     const float* v = values + b;
     const int64_t len = std::min(kParallelMin, count - b);
     const bool pivot = !std::isnan(pivot_);
-    Scan sc = stride_ > 1
-                  ? (pivot ? scan_part<true, false>(v, len, pivot_, cut_lo_, cut_hi_, &tails)
-                           : scan_part<false, false>(v, len, 0.0f, cut_lo_, cut_hi_, &tails))
-                  : (pivot ? scan_part<true>(v, len, pivot_, cut_lo_, cut_hi_, &tails)
-                           : scan_part<false>(v, len, 0.0f, cut_lo_, cut_hi_, &tails));
+    Scan sc = histogram_scan::scan(v, len, pivot, stride_ == 1, pivot ? pivot_ : 0.0f, cut_lo_,
+                                   cut_hi_, &tails);
     p.lo = std::min(p.lo, sc.lo);
     p.hi = std::max(p.hi, sc.hi);
     p.below = std::max(p.below, sc.below);
@@ -661,7 +449,7 @@ void HistogramBatch::bin(BatchSample* keep) {
   h_.sampled_ = true;
   h_.bin_values(buf_.tails.data(), static_cast<int64_t>(buf_.tails.size()), 1, scan_.inf == 0);
   float* sample = buf_.sample.data();
-  const int64_t kept = within(sample, m_, cut_lo_, cut_hi_, sample);
+  const int64_t kept = histogram_scan::within(sample, m_, cut_lo_, cut_hi_, sample);
   h_.bin_values(sample, kept, static_cast<uint32_t>(stride_), true);
   if (keep) {
     keep->stride = stride_;
@@ -692,7 +480,7 @@ void Histogram::add_sample(uint64_t count, float lo, float hi, int64_t stride,
   // The caller's range is exact by construction; the given values can only confirm it (this also
   // keeps every bin index in range).
   for (const std::vector<float>* v : {&bulk, &tails}) {
-    Scan sc = scan_part<false>(v->data(), static_cast<int64_t>(v->size()), 0.0f);
+    Scan sc = histogram_scan::scan(v->data(), static_cast<int64_t>(v->size()), false, true, 0.0f);
     EDGEQ_CHECK(sc.nan == 0 && (v->empty() || (std::isfinite(sc.lo) && std::isfinite(sc.hi))),
                 "derived statistics: a non-finite value");
     lo = std::min(lo, sc.lo);

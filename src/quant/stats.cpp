@@ -79,7 +79,10 @@ void save_stats(const Stats& s, const std::string& path) {
 }
 
 Stats load_stats(const std::string& path) {
-  std::string bytes = read_file(path);
+  return parse_stats(read_file(path), path);
+}
+
+Stats parse_stats(const std::string& bytes, const std::string& path) {
   nlohmann::json j;
   try {
     size_t first = bytes.find_first_not_of(" \t\r\n");

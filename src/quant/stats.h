@@ -39,5 +39,7 @@ void merge_into(Stats& a, const Stats& b);
 void save_stats(const Stats& s, const std::string& path);
 // Throws a one-line error naming the file for missing, malformed or newer-version files.
 Stats load_stats(const std::string& path);
+// The same for a file's bytes; errors name `path`.
+Stats parse_stats(const std::string& bytes, const std::string& path);
 
 }  // namespace edgeq

@@ -119,8 +119,8 @@ class StepPlanner {
   // planned so. Not over caller memory: graph inputs and outputs live outside the arena.
   bool plan_alias(const Node& node, const std::vector<ValueDesc>& in_descs, Layout layout) {
     const std::string& out = node.outputs.size() == 1 ? node.outputs[0] : std::string();
-    if (layout != Layout::kPlain || !op_traits(node).view || out.empty() || in_descs[0].constant ||
-        w_.protect.count(out) || hooked(out) || p_.descs[out].constant)
+    if (layout != Layout::kPlain || !op_traits(node).view || out.empty() || in_descs.empty() ||
+        in_descs[0].constant || w_.protect.count(out) || hooked(out) || p_.descs[out].constant)
       return false;
     const int src = slot_in(node.inputs[0], Layout::kPlain);
     const Slot& root = p_.slots[root_of(src)];
@@ -131,6 +131,7 @@ class StepPlanner {
   }
 
   void plan_node(const Node& node) {
+    EDGEQ_CHECK(!node.outputs.empty(), node.describe(), ": has no outputs");
     std::vector<ValueDesc> in_descs;
     for (const auto& name : node.inputs)
       in_descs.push_back(name.empty() ? ValueDesc{DType::kUndefined, {}, nullptr} : p_.descs[name]);

@@ -12,6 +12,10 @@
 
 namespace edgeq {
 
+// Bounds that keep every value representable once scaled to pixels (float) and the class an int.
+constexpr double kMaxClass = 1e6;
+constexpr double kMaxCoordinate = 1e6;
+
 static bool parse_number(const std::string& tok, double* v) {
   errno = 0;
   char* end = nullptr;
@@ -44,8 +48,12 @@ std::vector<Label> parse_yolo_labels(const std::string& text, int img_w, int img
     EDGEQ_CHECK(count_seen == 0 || count_seen == n, what, ":", line_no, ": has ", n,
                 " numbers but earlier lines have ", count_seen);
     count_seen = n;
-    EDGEQ_CHECK(v[0] >= 0 && v[0] == std::floor(v[0]), what, ":", line_no,
-                ": class must be a non-negative integer, got ", v[0]);
+    EDGEQ_CHECK(v[0] >= 0 && v[0] == std::floor(v[0]) && v[0] <= kMaxClass, what, ":", line_no,
+                ": class must be a non-negative integer (at most ", static_cast<int64_t>(kMaxClass),
+                "), got ", v[0]);
+    for (size_t i = 1; i < n; ++i)
+      EDGEQ_CHECK(std::fabs(v[i]) <= kMaxCoordinate, what, ":", line_no, ": value ", v[i],
+                  " is out of range (normalized coordinates lie within +-", kMaxCoordinate, ")");
     EDGEQ_CHECK(v[3] >= 0 && v[4] >= 0, what, ":", line_no, ": negative box width or height");
     Label lab;
     lab.cls = static_cast<int>(v[0]);

@@ -2,6 +2,8 @@
 
 #include <immintrin.h>
 
+#include "core/simd.h"
+
 namespace edgeq {
 namespace {
 
@@ -26,10 +28,10 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi"))) void byte_lut_vbmi(const 
   byte_lut_scalar(x + i, y + i, n - i, table);
 }
 
+// VBMI on top of the AVX-512 level (core/simd.h), so EDGEQ_SIMD=avx2 or scalar turns it off.
 bool has_vbmi() {
-  static const bool yes = __builtin_cpu_supports("avx512vbmi") &&
-                          __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512f");
-  return yes;
+  static const bool cpu = __builtin_cpu_supports("avx512vbmi");
+  return cpu && simd_level() == SimdLevel::kAvx512;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 // All are elementwise: any layout.
 #include <cmath>
 
+#include "core/simd.h"
 #include "runtime/fake_quant.h"
 #include "runtime/int8_lowering.h"
 #include "runtime/kernel.h"
@@ -25,6 +26,69 @@ FakeQuantParams grid_of(const KernelInit& init) {
   return p;
 }
 
+// The loops, in AVX-512 / AVX2 / baseline clones (core/simd.h): std::rint is one instruction
+// from SSE4.1 on, a library call per value below it.
+EDGEQ_ALWAYS_INLINE void quantize_body(const float* x, uint8_t* y, int64_t n, float s, float lo,
+                                       float hi) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) {
+    float k = std::rint(x[i] / s);
+    k = k > hi ? hi : k;
+    k = k >= lo ? k : lo;
+    y[i] = static_cast<uint8_t>(static_cast<int32_t>(k - lo));
+  }
+}
+EDGEQ_SIMD_CLONES(, void, quantize_span, quantize_body,
+                  (const float* x, uint8_t* y, int64_t n, float s, float lo, float hi),
+                  (x, y, n, s, lo, hi))
+
+EDGEQ_ALWAYS_INLINE void dequantize_body(const uint8_t* x, float* y, int64_t n, float s, float lo) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) y[i] = (static_cast<float>(x[i]) + lo) * s;
+}
+EDGEQ_SIMD_CLONES(, void, dequantize_span, dequantize_body,
+                  (const uint8_t* x, float* y, int64_t n, float s, float lo), (x, y, n, s, lo))
+
+// QBinary's grids: operand a's and b's scale and lowest code, the output's scale and code range.
+struct BinaryGrids {
+  float sa, la, sb, lb, so, lo, hi;
+};
+
+template <int op>
+EDGEQ_ALWAYS_INLINE float apply_binary_op(float x, float y) {
+  if constexpr (op == 0) return x + y;
+  if constexpr (op == 1) return x - y;
+  if constexpr (op == 2) return x * y;
+  return x / y;
+}
+
+template <int op>
+EDGEQ_ALWAYS_INLINE void qbinary_codes_body(const uint8_t* a, const uint8_t* b, uint8_t* y,
+                                            int64_t n, BinaryGrids g) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) {
+    float k = std::rint(
+        apply_binary_op<op>((float(a[i]) + g.la) * g.sa, (float(b[i]) + g.lb) * g.sb) / g.so);
+    k = k > g.hi ? g.hi : k;
+    k = k >= g.lo ? k : g.lo;
+    y[i] = static_cast<uint8_t>(static_cast<int32_t>(k - g.lo));
+  }
+}
+EDGEQ_SIMD_CLONES(template <int op>, void, qbinary_codes, qbinary_codes_body<op>,
+                  (const uint8_t* a, const uint8_t* b, uint8_t* y, int64_t n, BinaryGrids g),
+                  (a, b, y, n, g))
+
+template <int op>
+EDGEQ_ALWAYS_INLINE void qbinary_float_body(const uint8_t* a, const uint8_t* b, float* y, int64_t n,
+                                            BinaryGrids g) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = apply_binary_op<op>((float(a[i]) + g.la) * g.sa, (float(b[i]) + g.lb) * g.sb);
+}
+EDGEQ_SIMD_CLONES(template <int op>, void, qbinary_float, qbinary_float_body<op>,
+                  (const uint8_t* a, const uint8_t* b, float* y, int64_t n, BinaryGrids g),
+                  (a, b, y, n, g))
+
 class QuantizeKernel : public Kernel {
  public:
   explicit QuantizeKernel(const KernelInit& init) : p_(grid_of(init)) {
@@ -36,20 +100,11 @@ class QuantizeKernel : public Kernel {
     const float* x = in[0]->data<float>();
     uint8_t* y = out[0]->data<uint8_t>();
     const float s = p_.scale, lo = p_.lo, hi = p_.hi;
-    for_chunks(in[0]->numel(), [&](int64_t b, int64_t e) { quantize_span(x, y, b, e, s, lo, hi); });
+    const auto span = simd_pick(quantize_span_avx512, quantize_span_avx2, quantize_span_scalar);
+    for_chunks(in[0]->numel(), [&](int64_t b, int64_t e) { span(x + b, y + b, e - b, s, lo, hi); });
   }
 
  private:
-  static void quantize_span(const float* x, uint8_t* y, int64_t b, int64_t e, float s, float lo,
-                            float hi) {
-#pragma omp simd
-    for (int64_t i = b; i < e; ++i) {
-      float k = std::rint(x[i] / s);
-      k = k > hi ? hi : k;
-      k = k >= lo ? k : lo;
-      y[i] = static_cast<uint8_t>(static_cast<int32_t>(k - lo));
-    }
-  }
   FakeQuantParams p_;
 };
 
@@ -63,15 +118,13 @@ class DequantizeKernel : public Kernel {
   void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
     const uint8_t* x = in[0]->data<uint8_t>();
     float* y = out[0]->data<float>();
-    for_chunks(in[0]->numel(), [&](int64_t b, int64_t e) { dequantize_span(x, y, b, e, p_); });
+    const float s = p_.scale, lo = p_.lo;
+    const auto span =
+        simd_pick(dequantize_span_avx512, dequantize_span_avx2, dequantize_span_scalar);
+    for_chunks(in[0]->numel(), [&](int64_t b, int64_t e) { span(x + b, y + b, e - b, s, lo); });
   }
 
  private:
-  static void dequantize_span(const uint8_t* x, float* y, int64_t b, int64_t e, FakeQuantParams p) {
-    const float s = p.scale, lo = p.lo;
-#pragma omp simd
-    for (int64_t i = b; i < e; ++i) y[i] = (static_cast<float>(x[i]) + lo) * s;
-  }
   FakeQuantParams p_;
 };
 
@@ -153,31 +206,16 @@ class QBinaryKernel : public Kernel {
 
  private:
   template <int op>
-  static float apply(float x, float y) {
-    if constexpr (op == 0) return x + y;
-    if constexpr (op == 1) return x - y;
-    if constexpr (op == 2) return x * y;
-    return x / y;
-  }
-  template <int op>
   void span(const uint8_t* a, const uint8_t* b, Tensor& y, int64_t s, int64_t e) const {
-    const float sa = a_.scale, la = a_.lo, sb = b_.scale, lb = b_.lo;
-    const float so = out_.scale, lo = out_.lo, hi = out_.hi;
+    const BinaryGrids g{a_.scale, a_.lo, b_.scale, b_.lo, out_.scale, out_.lo, out_.hi};
     if (codes_out_) {
-      uint8_t* yc = y.data<uint8_t>();
-#pragma omp simd
-      for (int64_t i = s; i < e; ++i) {
-        float k = std::rint(apply<op>((float(a[i]) + la) * sa, (float(b[i]) + lb) * sb) / so);
-        k = k > hi ? hi : k;
-        k = k >= lo ? k : lo;
-        yc[i] = static_cast<uint8_t>(static_cast<int32_t>(k - lo));
-      }
+      simd_pick(qbinary_codes_avx512<op>, qbinary_codes_avx2<op>, qbinary_codes_scalar<op>)(
+          a + s, b + s, y.data<uint8_t>() + s, e - s, g);
       return;
     }
     float* yf = y.data<float>();
-#pragma omp simd
-    for (int64_t i = s; i < e; ++i)
-      yf[i] = apply<op>((float(a[i]) + la) * sa, (float(b[i]) + lb) * sb);
+    simd_pick(qbinary_float_avx512<op>, qbinary_float_avx2<op>, qbinary_float_scalar<op>)(
+        a + s, b + s, yf + s, e - s, g);
     if (out_.active()) fake_quant_span(yf + s, yf + s, e - s, out_);
   }
   FakeQuantParams a_, b_, out_;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "core/simd.h"
 #include "runtime/fake_quant.h"
 #include "runtime/fusion.h"
 #include "runtime/kernel.h"
@@ -49,28 +50,49 @@ inline T apply_unary(T x) {
 }
 
 template <UnaryOp op, typename T>
-void unary_loop(const T* x, T* y, int64_t n, const AfterChunk<T>& after = {}) {
-  for_chunks(n, [&](int64_t b, int64_t e) {
+EDGEQ_ALWAYS_INLINE void unary_body(const T* x, T* y, int64_t n) {
 #pragma omp simd
-    for (int64_t i = b; i < e; ++i) y[i] = apply_unary<op, T>(x[i]);
-    after(b, e);
-  });
+  for (int64_t i = 0; i < n; ++i) y[i] = apply_unary<op, T>(x[i]);
+}
+// Float spans in AVX-512 / AVX2 / baseline clones (core/simd.h): the exp-heavy ones gain most.
+EDGEQ_SIMD_CLONES(template <UnaryOp op>, void, unary_span, unary_body<op>,
+                  (const float* x, float* y, int64_t n), (x, y, n))
+
+template <UnaryOp op, typename T>
+void unary_loop(const T* x, T* y, int64_t n, const AfterChunk<T>& after = {}) {
+  if constexpr (std::is_same_v<T, float>) {
+    const auto span = simd_pick(unary_span_avx512<op>, unary_span_avx2<op>, unary_span_scalar<op>);
+    for_chunks(n, [&](int64_t b, int64_t e) {
+      span(x + b, y + b, e - b);
+      after(b, e);
+    });
+  } else {
+    for_chunks(n, [&](int64_t b, int64_t e) {
+      unary_body<op, T>(x + b, y + b, e - b);
+      after(b, e);
+    });
+  }
 }
 
 // SiLU of a QDQ graph, Mul(x, DQ(Q(Sigmoid(x)))): the sigmoid is fake-quantized before the
 // multiplication.
 // (A loop of its own with its parameters by value: inlined into the chunk lambda, GCC left the
 // single-threaded copy unvectorized, about 14x slower.)
-void silu_inner_fq_span(const float* x, float* y, int64_t n, FakeQuantParams inner) {
+EDGEQ_ALWAYS_INLINE void silu_inner_fq_body(const float* x, float* y, int64_t n,
+                                            FakeQuantParams inner) {
   const float s = inner.scale, lo = inner.lo, hi = inner.hi;
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) y[i] = x[i] * fake_quant(sigmoid_fast(x[i]), s, lo, hi);
 }
+EDGEQ_SIMD_CLONES(, void, silu_inner_fq_span, silu_inner_fq_body,
+                  (const float* x, float* y, int64_t n, FakeQuantParams inner), (x, y, n, inner))
 
 void silu_inner_fq_loop(const float* x, float* y, int64_t n, const FakeQuantParams& inner,
                         const AfterChunk<float>& after) {
+  const auto span =
+      simd_pick(silu_inner_fq_span_avx512, silu_inner_fq_span_avx2, silu_inner_fq_span_scalar);
   for_chunks(n, [&](int64_t b, int64_t e) {
-    silu_inner_fq_span(x + b, y + b, e - b, inner);
+    span(x + b, y + b, e - b, inner);
     after(b, e);
   });
 }

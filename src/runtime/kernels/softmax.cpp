@@ -5,12 +5,96 @@
 #include <limits>
 #include <vector>
 
+#include "core/simd.h"
 #include "runtime/kernel.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/registry.h"
 
 namespace edgeq {
 namespace {
+
+// Log is a template parameter: a bool read inside the loops blocks vectorization.
+// Softmax of x[0, len) into y. The sum of the exponentials keeps 16 partial sums added in a fixed
+// order (not an OpenMP simd reduction, whose order follows the vector width), so every SIMD clone
+// gives the same bits.
+template <bool Log>
+EDGEQ_ALWAYS_INLINE void contiguous_body(const float* x, float* y, int64_t len) {
+  float m = -std::numeric_limits<float>::infinity();
+#pragma omp simd reduction(max : m)
+  for (int64_t i = 0; i < len; ++i) m = x[i] > m ? x[i] : m;
+  m += 0.0f;  // -0 -> +0, whichever zero a lane met first
+  float part[16] = {};
+  int64_t i = 0;
+  for (; i + 16 <= len; i += 16) {
+#pragma omp simd
+    for (int k = 0; k < 16; ++k) {
+      const float d = x[i + k] - m;
+      const float e = exp_fast(d);
+      y[i + k] = Log ? d : e;
+      part[k] += e;
+    }
+  }
+  float rest = 0.0f;
+  for (; i < len; ++i) {
+    const float d = x[i] - m;
+    const float e = exp_fast(d);
+    y[i] = Log ? d : e;
+    rest += e;
+  }
+  for (int w = 8; w > 0; w /= 2)
+    for (int k = 0; k < w; ++k) part[k] += part[k + w];
+  const float sum = part[0] + rest;
+  if (Log) {
+    const float ls = std::log(sum);
+    for (int64_t j = 0; j < len; ++j) y[j] -= ls;
+  } else {
+    const float inv = 1.0f / sum;
+    for (int64_t j = 0; j < len; ++j) y[j] *= inv;
+  }
+}
+EDGEQ_SIMD_CLONES(template <bool Log>, void, contiguous, contiguous_body<Log>,
+                  (const float* x, float* y, int64_t len), (x, y, len))
+
+// Softmax over len elements spaced `inner` apart, for `width` (at most 256) neighbouring columns.
+template <bool Log>
+EDGEQ_ALWAYS_INLINE void strided_body(const float* x, float* y, int64_t width, int64_t len,
+                                      int64_t inner) {
+  float m[256], s[256];
+  for (int64_t j = 0; j < width; ++j) {
+    m[j] = -std::numeric_limits<float>::infinity();
+    s[j] = 0.0f;
+  }
+  for (int64_t a = 0; a < len; ++a) {
+    const float* xr = x + a * inner;
+#pragma omp simd
+    for (int64_t j = 0; j < width; ++j) m[j] = std::max(m[j], xr[j]);
+  }
+  for (int64_t a = 0; a < len; ++a) {
+    const float* xr = x + a * inner;
+    float* yr = y + a * inner;
+#pragma omp simd
+    for (int64_t j = 0; j < width; ++j) {
+      const float d = xr[j] - m[j];
+      const float e = exp_fast(d);
+      yr[j] = Log ? d : e;
+      s[j] += e;
+    }
+  }
+  for (int64_t j = 0; j < width; ++j) s[j] = Log ? std::log(s[j]) : 1.0f / s[j];
+  for (int64_t a = 0; a < len; ++a) {
+    float* yr = y + a * inner;
+    if (Log) {
+#pragma omp simd
+      for (int64_t j = 0; j < width; ++j) yr[j] -= s[j];
+    } else {
+#pragma omp simd
+      for (int64_t j = 0; j < width; ++j) yr[j] *= s[j];
+    }
+  }
+}
+EDGEQ_SIMD_CLONES(template <bool Log>, void, strided, strided_body<Log>,
+                  (const float* x, float* y, int64_t width, int64_t len, int64_t inner),
+                  (x, y, width, len, inner))
 
 class SoftmaxKernel : public Kernel {
  public:
@@ -42,11 +126,16 @@ class SoftmaxKernel : public Kernel {
     float* y = out[0]->data<float>();
     if (outer_ * axis_len_ * inner_ == 0) return;
     if (inner_ == 1) {
+      const auto row =
+          log_ ? simd_pick(contiguous_avx512<true>, contiguous_avx2<true>, contiguous_scalar<true>)
+               : simd_pick(contiguous_avx512<false>, contiguous_avx2<false>,
+                           contiguous_scalar<false>);
 #pragma omp parallel for if (outer_ * axis_len_ > kParallelNumel)
-      for (int64_t o = 0; o < outer_; ++o)
-        log_ ? contiguous<true>(x + o * axis_len_, y + o * axis_len_)
-             : contiguous<false>(x + o * axis_len_, y + o * axis_len_);
+      for (int64_t o = 0; o < outer_; ++o) row(x + o * axis_len_, y + o * axis_len_, axis_len_);
     } else {
+      const auto cols =
+          log_ ? simd_pick(strided_avx512<true>, strided_avx2<true>, strided_scalar<true>)
+               : simd_pick(strided_avx512<false>, strided_avx2<false>, strided_scalar<false>);
       const int64_t block = 256;
       const int64_t blocks = (inner_ + block - 1) / block;
 #pragma omp parallel for collapse(2) if (outer_ * axis_len_ * inner_ > kParallelNumel)
@@ -55,72 +144,12 @@ class SoftmaxKernel : public Kernel {
           const int64_t j0 = b * block, j1 = std::min(inner_, j0 + block);
           const float* xb = x + o * axis_len_ * inner_ + j0;
           float* yb = y + o * axis_len_ * inner_ + j0;
-          log_ ? strided<true>(xb, yb, j1 - j0) : strided<false>(xb, yb, j1 - j0);
+          cols(xb, yb, j1 - j0, axis_len_, inner_);
         }
     }
   }
 
  private:
-  // Log is a template parameter: a bool member read inside the loops blocks vectorization.
-  template <bool Log>
-  void contiguous(const float* x, float* y) const {
-    float m = -std::numeric_limits<float>::infinity();
-#pragma omp simd reduction(max : m)
-    for (int64_t i = 0; i < axis_len_; ++i) m = x[i] > m ? x[i] : m;
-    float sum = 0.0f;
-#pragma omp simd reduction(+ : sum)
-    for (int64_t i = 0; i < axis_len_; ++i) {
-      const float d = x[i] - m;
-      const float e = exp_fast(d);
-      y[i] = Log ? d : e;
-      sum += e;
-    }
-    if (Log) {
-      const float ls = std::log(sum);
-      for (int64_t i = 0; i < axis_len_; ++i) y[i] -= ls;
-    } else {
-      const float inv = 1.0f / sum;
-      for (int64_t i = 0; i < axis_len_; ++i) y[i] *= inv;
-    }
-  }
-
-  // Softmax over axis_len_ elements spaced inner_ apart, for `width` neighbouring columns.
-  template <bool Log>
-  void strided(const float* x, float* y, int64_t width) const {
-    float m[256], s[256];
-    for (int64_t j = 0; j < width; ++j) {
-      m[j] = -std::numeric_limits<float>::infinity();
-      s[j] = 0.0f;
-    }
-    for (int64_t a = 0; a < axis_len_; ++a) {
-      const float* xr = x + a * inner_;
-#pragma omp simd
-      for (int64_t j = 0; j < width; ++j) m[j] = std::max(m[j], xr[j]);
-    }
-    for (int64_t a = 0; a < axis_len_; ++a) {
-      const float* xr = x + a * inner_;
-      float* yr = y + a * inner_;
-#pragma omp simd
-      for (int64_t j = 0; j < width; ++j) {
-        const float d = xr[j] - m[j];
-        const float e = exp_fast(d);
-        yr[j] = Log ? d : e;
-        s[j] += e;
-      }
-    }
-    for (int64_t j = 0; j < width; ++j) s[j] = Log ? std::log(s[j]) : 1.0f / s[j];
-    for (int64_t a = 0; a < axis_len_; ++a) {
-      float* yr = y + a * inner_;
-      if (Log) {
-#pragma omp simd
-        for (int64_t j = 0; j < width; ++j) yr[j] -= s[j];
-      } else {
-#pragma omp simd
-        for (int64_t j = 0; j < width; ++j) yr[j] *= s[j];
-      }
-    }
-  }
-
   bool log_;
   int64_t outer_ = 1, axis_len_ = 1, inner_ = 1;
 };

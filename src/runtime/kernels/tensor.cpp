@@ -346,9 +346,9 @@ std::unique_ptr<Kernel> make_reshape(const KernelInit& init) {
       infer = static_cast<int64_t>(i);
       continue;
     }
-    EDGEQ_CHECK(d >= 0, node.describe(), ": invalid shape entry ", d);
+    EDGEQ_CHECK(d >= 0 && !__builtin_mul_overflow(known, d, &known), node.describe(),
+                ": invalid shape entry ", d);
     out[i] = d;
-    known *= d;
   }
   const int64_t n = shape_numel(x.shape);
   if (infer >= 0) {

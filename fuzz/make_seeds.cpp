@@ -1,0 +1,154 @@
+// Writes the seed corpora of the fuzz harnesses: tiny valid files of each kind and a few
+// truncated ones. Run by hand when a format changes (the output is committed):
+//   build-asan/edgeq_fuzz_seeds fuzz/corpus
+#include <cmath>
+#include <filesystem>
+#include <opencv2/imgcodecs.hpp>
+#include <random>
+
+#include "core/file_io.h"
+#include "core/npy.h"
+#include "ir/onnx_io.h"
+#include "quant/activation_encodings.h"
+#include "quant/calibrator.h"
+#include "quant/encodings_json.h"
+#include "quant/qdq_export.h"
+#include "quant/qdq_import.h"
+#include "quant/quant_config.h"
+#include "quant/quant_plan.h"
+#include "quant/stats.h"
+
+namespace {
+using namespace edgeq;
+namespace fs = std::filesystem;
+
+std::string out_dir;
+
+void seed(const std::string& fuzzer, const std::string& name, const std::string& bytes) {
+  fs::create_directories(out_dir + "/" + fuzzer);
+  write_file_atomic(out_dir + "/" + fuzzer + "/" + name, bytes);
+}
+
+// The seed and two truncations of it.
+void seed_truncated(const std::string& fuzzer, const std::string& name, const std::string& b) {
+  seed(fuzzer, name, b);
+  seed(fuzzer, name + ".half", b.substr(0, b.size() / 2));
+  seed(fuzzer, name + ".cut1", b.substr(0, b.size() - 1));
+}
+
+Node node(const std::string& name, const std::string& op, std::vector<std::string> in,
+          std::vector<std::string> out) {
+  Node n;
+  n.name = name;
+  n.op_type = op;
+  n.inputs = std::move(in);
+  n.outputs = std::move(out);
+  return n;
+}
+
+// x [1,2,4,4] -> Conv 1x1 -> SiLU (Sigmoid, Mul) -> MaxPool 2x2 -> Reshape [1,2,4] -> Softmax.
+Graph tiny_model() {
+  Graph g;
+  g.inputs = {{"x", DType::kFloat32, {1, 2, 4, 4}}};
+  g.outputs = {{"y", DType::kFloat32, {1, 2, 4}}};
+  g.initializers["w"] = Tensor::from_vector<float>({2, 2, 1, 1}, {0.5f, -1.0f, 2.0f, 0.25f});
+  g.initializers["b"] = Tensor::from_vector<float>({2}, {0.1f, -0.3f});
+  g.initializers["shape"] = Tensor::from_vector<int64_t>({3}, {1, 2, 4});
+  g.nodes.push_back(node("conv", "Conv", {"x", "w", "b"}, {"c"}));
+  g.nodes.push_back(node("sig", "Sigmoid", {"c"}, {"s"}));
+  g.nodes.push_back(node("mul", "Mul", {"c", "s"}, {"m"}));
+  Node pool = node("pool", "MaxPool", {"m"}, {"p"});
+  pool.attrs["kernel_shape"] = Attribute::integers({2, 2});
+  pool.attrs["strides"] = Attribute::integers({2, 2});
+  g.nodes.push_back(pool);
+  g.nodes.push_back(node("reshape", "Reshape", {"p", "shape"}, {"r"}));
+  Node softmax = node("softmax", "Softmax", {"r"}, {"y"});
+  softmax.attrs["axis"] = Attribute::integer(-1);
+  g.nodes.push_back(softmax);
+  return g;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s OUT_DIR\n", argv[0]);
+    return 2;
+  }
+  out_dir = argv[1];
+  const Graph g = tiny_model();
+
+  // Statistics over a few random inputs, then a W8A8 QDQ model and its encodings.
+  Calibrator cal(g, "seed", "random");
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+  for (int k = 0; k < 3; ++k) {
+    std::vector<float> v(32);
+    for (float& x : v) x = u(rng);
+    cal.add({{"x", Tensor::from_vector<float>({1, 2, 4, 4}, v)}});
+  }
+  const Stats stats = cal.take();
+  const QuantConfig config = config_for_scheme("w8a8");
+  const QuantPlan plan =
+      plan_quantization(g, config, [&](const std::string& v) { return stats.values.count(v); });
+  const Graph qdq = export_qdq(g, plan, activation_encodings(g, plan, stats, config), config).graph;
+
+  seed_truncated("fuzz_onnx", "tiny.onnx", serialize_onnx(g));
+  seed_truncated("fuzz_onnx", "tiny_w8a8.onnx", serialize_onnx(qdq));
+
+  seed_truncated("fuzz_npy", "f32_2x3",
+                 serialize_npy(Tensor::from_vector<float>({2, 3}, {1, -2, 3.5f, 0, 1e-3f, 7})));
+  seed("fuzz_npy", "u8_5", serialize_npy(Tensor::from_vector<uint8_t>({5}, {0, 1, 2, 254, 255})));
+  seed("fuzz_npy", "i64_scalar", serialize_npy(Tensor::scalar<int64_t>(-42)));
+
+  // The calibrated stats (histograms of thousands of bins), and small ones: single-valued
+  // histograms (one bin each) and one of a few spread values with a NaN and an Inf.
+  Stats small;
+  small.model_sha256 = "seed";
+  small.preprocessing = "none";
+  small.images = 1;
+  const float same[] = {0.5f, 0.5f, 0.5f}, spread[] = {-1.0f, 0.0f, 3.0f, NAN, INFINITY};
+  small.values["a"].add(same, 3);
+  small.values["b"].add(same, 1);
+  Stats spread_stats = small;
+  spread_stats.values["c"].add(spread, 5);
+  const std::string tmp = out_dir + "/.tmp_stats";
+  auto file_of = [&](const Stats& st, const char* ext) {
+    save_stats(st, tmp + ext);
+    std::string bytes = read_file(tmp + ext);
+    fs::remove(tmp + ext);
+    return bytes;
+  };
+  seed("fuzz_stats", "calibrated.cbor", file_of(stats, ".cbor"));
+  seed_truncated("fuzz_stats", "single.cbor", file_of(small, ".cbor"));
+  seed_truncated("fuzz_stats", "single.json", file_of(small, ".json"));
+  seed("fuzz_stats", "spread.cbor", file_of(spread_stats, ".cbor"));
+  seed("fuzz_stats", "spread.json", file_of(spread_stats, ".json"));
+
+  const EncodingSet enc = encodings_from_qdq(qdq);
+  seed_truncated("fuzz_encodings", "tiny_1.0.0.json", encodings_to_json(enc, "1.0.0"));
+  seed("fuzz_encodings", "tiny_0.6.1.json", encodings_to_json(enc, "0.6.1"));
+
+  seed("fuzz_labels", "detect.txt", "0 0.5 0.5 0.25 0.5\n16 0.1 0.2 0.05 0.05\n");
+  seed(
+      "fuzz_labels", "pose.txt", "0 0.5 0.5 0.4 0.8 " + [] {
+        std::string k;
+        for (int i = 0; i < 17; ++i) k += "0.5 0.4 " + std::to_string(i % 3) + " ";
+        return k;
+      }() + "\n");
+  seed("fuzz_labels", "blank_lines.txt", "\n0 0.5 0.5 0.25 0.5\n\n");
+  seed("fuzz_labels", "cut.txt", "0 0.5 0.5 0.2");
+
+  cv::Mat img(6, 8, CV_8UC3);
+  cv::randu(img, 0, 255);
+  for (const char* ext : {".png", ".jpg", ".bmp"}) {
+    std::vector<uchar> buf;
+    cv::imencode(ext, img, buf);
+    const std::string b(buf.begin(), buf.end());
+    if (std::string(ext) == ".png")
+      seed_truncated("fuzz_image", std::string("8x6") + ext, b);
+    else
+      seed("fuzz_image", std::string("8x6") + ext, b);
+  }
+  return 0;
+}

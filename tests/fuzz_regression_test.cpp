@@ -1,0 +1,132 @@
+// Inputs the fuzz harnesses (fuzz/) found, each refused now with one clear error line. The files
+// in tests/data/fuzz are the crashing inputs as libFuzzer saved them (<harness>-<hash prefix>).
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "core/error.h"
+#include "core/file_io.h"
+#include "core/npy.h"
+#include "ir/onnx_io.h"
+#include "runtime/executor.h"
+#include "test_util.h"
+#include "vision/image_io.h"
+#include "vision/labels.h"
+
+namespace edgeq {
+namespace {
+
+std::string finding(const std::string& name) {
+  return read_file(std::string(EDGEQ_SOURCE_DIR) + "/tests/data/fuzz/" + name);
+}
+
+// Runs f, which must throw edgeq::Error with a one-line message containing `want`.
+template <typename F>
+void expect_one_line_error(F f, const std::string& want) {
+  try {
+    f();
+    ADD_FAILURE() << "accepted; expected an error containing: " << want;
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    EXPECT_NE(m.find(want), std::string::npos) << m;
+  }
+}
+
+// A shape entry "\xff\xff5" made std::stoll throw std::invalid_argument out of parse_npy.
+TEST(FuzzRegression, NpyShapeEntryThatIsNotANumber) {
+  expect_one_line_error([] { parse_npy(finding("fuzz_npy-7c9a30a9"), "f.npy"); },
+                        "is not a dimension");
+}
+
+// A header key without a value ('shape' at the end of the header's text) read one byte past the
+// header (AddressSanitizer: heap-buffer-overflow).
+TEST(FuzzRegression, NpyHeaderKeyWithoutValue) {
+  expect_one_line_error([] { parse_npy(finding("fuzz_npy-bc831de8"), "f.npy"); },
+                        "has no value for 'shape'");
+}
+
+// Shape (107216666, 4, 6666664, 66664, 6, 0, ...): empty, but the element count overflowed int64
+// on the way to 0 (UBSan: signed integer overflow in shape_numel). Now a zero dim gives 0 at
+// once and other products are checked.
+TEST(FuzzRegression, NpyShapeWhoseCountOverflows) {
+  EXPECT_EQ(parse_npy(finding("fuzz_npy-e5310b0f"), "f.npy").numel(), 0);
+  EXPECT_EQ(shape_numel({0, INT64_MAX, 6}), 0);
+  EXPECT_THROW(shape_numel({INT64_MAX / 2, 3}), Error);
+}
+
+// A header claiming more data than the file holds is refused before anything is allocated.
+TEST(FuzzRegression, NpyShapeLargerThanTheData) {
+  std::string npy = serialize_npy(Tensor::from_vector<float>({2}, {1, 2}));
+  const size_t at = npy.find("(2,)");
+  ASSERT_NE(at, std::string::npos);
+  npy.replace(at, 4, "(999999999999999999, 99)");
+  expect_one_line_error([&] { parse_npy(npy, "f.npy"); }, "too large");
+  npy.replace(npy.find("(999999999999999999, 99)"), 24, "(4000000000000,)");
+  expect_one_line_error([&] { parse_npy(npy, "f.npy"); }, "truncated");
+}
+
+// A keypoint coordinate of 4.4e95 became +inf in float: the labels it parsed to could not be
+// written back. Such values are refused now; a class beyond int was undefined behaviour.
+TEST(FuzzRegression, LabelValuesOutOfRange) {
+  expect_one_line_error([] { parse_yolo_labels(finding("fuzz_labels-de3aa9a5"), 640, 480, "l"); },
+                        "out of range");
+  expect_one_line_error([] { parse_yolo_labels("1e30 0.5 0.5 0.1 0.1\n", 640, 480, "l"); },
+                        "class must be a non-negative integer (at most 1000000)");
+  auto ok = parse_yolo_labels("3 0.5 0.5 0.1 0.1 1.5 -0.5 2\n", 640, 480, "l");
+  ASSERT_EQ(ok.size(), 1u);
+  EXPECT_EQ(ok[0].kpts.at(0).x, 960.0f);
+}
+
+// OpenCV's exception text spans several lines; the error quoting it must not.
+TEST(FuzzRegression, ImageDecoderErrorIsOneLine) {
+  const std::string path = test::temp_dir("fuzz_regression") + "/bad.bmp";
+  write_file_atomic(path, finding("fuzz_image-0e1859c4"));
+  expect_one_line_error([&] { read_image(path); }, "cannot decode image");
+}
+
+// An initializer whose dims claim 4 GB was allocated before its data was checked (the fuzzer's
+// memory limit stopped it); now the data size is checked first.
+TEST(FuzzRegression, OnnxInitializerLargerThanItsData) {
+  expect_one_line_error([] { parse_onnx(finding("fuzz_onnx-0697b041"), "f.onnx"); },
+                        "(truncated model?)");
+}
+
+// A Reshape target whose known dims overflow int64 when multiplied (UBSan: signed integer
+// overflow in make_reshape).
+TEST(FuzzRegression, OnnxReshapeTargetWhoseCountOverflows) {
+  expect_one_line_error(
+      [] {
+        Executor ex(parse_onnx(finding("fuzz_onnx-2c8f6532"), "f.onnx"));
+        ex.prepare();
+      },
+      "invalid shape entry");
+}
+
+// A node without outputs: the step planner read outputs[0] of an empty list (UBSan: reference
+// binding to null pointer).
+TEST(FuzzRegression, OnnxNodeWithoutOutputs) {
+  expect_one_line_error(
+      [] {
+        Executor ex(parse_onnx(finding("fuzz_onnx-f9f8b77c"), "f.onnx"));
+        ex.prepare();
+      },
+      "has no outputs");
+}
+
+// A value name with a newline in it made the planner's error two lines.
+TEST(FuzzRegression, OnnxNameWithNewlineKeepsTheErrorOneLine) {
+  expect_one_line_error(
+      [] {
+        Executor ex(parse_onnx(finding("fuzz_onnx-edcc8272"), "f.onnx"));
+        ex.prepare();
+      },
+      "\\n");
+  expect_one_line_error([] { fail("a\nb\r\x01"); }, "a\\nb\\r\\x01");
+}
+
+}  // namespace
+}  // namespace edgeq
