@@ -19,6 +19,7 @@
 #include "json_schema.h"
 #include "quant/calibration_run.h"
 #include "quant/stats.h"
+#include "report/sqlite_db.h"
 #include "study/study_calibration.h"
 #include "study/study_options.h"
 #include "study/study_report.h"
@@ -59,7 +60,7 @@ StudyFixture& fixture() {
     f.r1 = run_cli(base + " --schemes w8a16");
     if (f.r1.exit_code != 0) return f;
     f.first = load_json(f.out + "/data.json");
-    f.r2 = run_cli(base + " --schemes w8a16,w8a8");
+    f.r2 = run_cli(base + " --schemes w8a16,w8a8 --ledger '" + f.dir + "/l.sqlite' --tag two");
     if (f.r2.exit_code != 0) return f;
     f.second = load_json(f.out + "/data.json");
     f.r3 = run_cli(base + " --schemes w8a16,w8a8");
@@ -351,6 +352,67 @@ TEST(StudyCalibration, ArmStatsEqualCalibratingTheArm) {
       EXPECT_TRUE(derived.values.at(name) == h) << arm_name(arm) << " " << name;
     }
   }
+}
+
+// A w8a8-autoP scheme: the mixed-precision search runs on arm C only (arms A and B are listed as
+// skipped), keeps at most P % of the encoded activations at 16 bit (or the base W8A8's 16-bit
+// decode tail when that alone is over the budget), and never fewer 16-bit values than the base.
+TEST(StudyCli, AutoSchemeRunsOnArmCWithinItsBudget) {
+  const std::string dir = test::temp_dir("study-auto");
+  save_onnx(build_yolo11("yolo11n-pose"), dir + "/m.onnx");
+  write_synthetic_scenes(dir + "/calib", 2, 3);
+  write_synthetic_scenes(dir + "/test", 2, 4);
+  const auto r =
+      run_cli("study --models '" + dir + "/m.onnx' --images '" + dir + "/calib' --test '" + dir +
+              "/test' --arms B,C --schemes w8a8,w8a8-auto20 --auto-n 2 " +
+              "--bench-runs 1 --bench-warmup 0 --thumbnails 0 --out '" + dir + "/out'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json d = load_json(dir + "/out/data.json");
+  const nlohmann::json *base = nullptr, *autop = nullptr;
+  for (const auto& run : d["runs"]) {
+    EXPECT_FALSE(run["scheme"] == "w8a8-auto20" && run["arm"] != "C") << run["arm"];
+    if (run["arm"] != "C") continue;
+    if (run["scheme"] == "w8a8") base = &run;
+    if (run["scheme"] == "w8a8-auto20") autop = &run;
+  }
+  ASSERT_TRUE(base && autop);
+  ASSERT_EQ(d["skipped"].size(), 1u) << d["skipped"];  // auto20 on arm B
+  const nlohmann::json& a = (*autop)["auto"];
+  EXPECT_EQ(a["budget_percent"].get<double>(), 20.0);
+  EXPECT_EQ(a["images"].get<int>(), 2);
+  const int64_t values = a["values"], values16 = a["values_16bit"];
+  const int64_t base16 = (*base)["activations"]["bits16"];
+  EXPECT_LE(values16, std::max<int64_t>(values * 20 / 100, base16));
+  EXPECT_GE(values16, base16);
+  EXPECT_EQ((*autop)["activations"]["bits16"].get<int64_t>(), values16);
+  EXPECT_TRUE((*autop)["metrics"].contains("detections"));
+}
+
+// `study --ledger`: one study row whose gate columns are the worst of data.json's runs (lowest
+// match rate, highest box error), and each run's numbers in the generic metrics table.
+TEST(StudyCli, LedgerRowHoldsTheWorstRun) {
+  StudyFixture& fx = fixture();
+  REQUIRE_STUDY(fx);
+  EXPECT_NE(fx.r2.err.find("ledger: recorded run 1 (study) tagged 'two'"), std::string::npos)
+      << fx.r2.err;
+  double lowest_match = 2, highest_box = -1;
+  for (const auto& r : fx.second["runs"]) {
+    if (!r["metrics"].contains("detections")) continue;
+    lowest_match = std::min(lowest_match, r["metrics"]["detections"]["match_rate"].get<double>());
+    highest_box = std::max(highest_box, r["metrics"]["detections"]["box_px_mean"].get<double>());
+  }
+  ASSERT_LE(lowest_match, 1.0) << "no arm C run in the study";
+  SqliteDb db(fx.dir + "/l.sqlite", SqliteDb::Mode::kReadOnly);
+  SqliteStatement row(db, "SELECT runs, match_rate, box_px_mean FROM study_runs");
+  ASSERT_TRUE(row.step());
+  EXPECT_EQ(row.integer(0), static_cast<int64_t>(fx.second["runs"].size()));
+  EXPECT_DOUBLE_EQ(row.real(1), lowest_match);
+  EXPECT_DOUBLE_EQ(row.real(2), highest_box);
+  EXPECT_FALSE(row.step());  // one row: the first and third runs had no --ledger
+  SqliteStatement per_run(db,
+                          "SELECT count(*) FROM metrics WHERE name LIKE 'results.%.rel_l2_max'");
+  ASSERT_TRUE(per_run.step());
+  EXPECT_EQ(per_run.integer(0), static_cast<int64_t>(fx.second["runs"].size()));
 }
 
 }  // namespace

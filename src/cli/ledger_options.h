@@ -1,5 +1,5 @@
 // --ledger FILE.sqlite [--tag T], shared by the commands that record their runs (calibrate,
-// quantize, compare, bench, run; the coming `study` adds the same two calls). The ledger opens
+// quantize, compare, bench, run, study). The ledger opens
 // before the work starts, so a bad file fails fast, and the run is recorded when it finished.
 #pragma once
 #include <CLI/CLI.hpp>

@@ -5,10 +5,12 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/ledger_options.h"
 #include "core/comma_list.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/progress.h"
+#include "study/study_ledger.h"
 #include "study/study_run.h"
 
 namespace edgeq::cli {
@@ -17,6 +19,7 @@ namespace {
 struct StudyArgs {
   std::string config, models, schemes, arms;
   StudyOptions o;
+  LedgerArgs ledger;
 };
 
 void run_study_cli(const StudyArgs& a, CLI::App* cmd) {
@@ -55,12 +58,14 @@ void run_study_cli(const StudyArgs& a, CLI::App* cmd) {
   if (given("--probe-folds")) o.probe_folds = a.o.probe_folds;
   if (given("--probe-l2")) o.probe_l2 = a.o.probe_l2;
   check_study_options(o);
+  LedgerRecorder ledger(a.ledger);
   StudyResult r = run_study(o, std::cerr);
   write_study(o, r);
   std::printf(
       "study: %zu runs, %zu steps (%zu cached) in %s\nwrote %s/data.json\nwrote %s/index.html\n",
       r.data.at("runs").size(), r.steps, r.cached, format_duration(r.seconds).c_str(),
       o.out.c_str(), o.out.c_str());
+  ledger.record("study", study_ledger_report(r), "", o.out + "/data.json");
 }
 
 }  // namespace
@@ -104,6 +109,7 @@ void register_study(CLI::App& app) {
   cmd->add_option("--probe-folds", a->o.probe_folds, "probe cross-validation folds")
       ->capture_default_str();
   cmd->add_option("--probe-l2", a->o.probe_l2, "probe L2 penalty")->capture_default_str();
+  add_ledger_options(cmd, a->ledger);
   cmd->callback([a, cmd] { run_study_cli(*a, cmd); });
 }
 

@@ -59,7 +59,17 @@ const std::vector<LedgerKind>& ledger_kinds() {
         {"dropped", "/dropped"},
         {"skipped", "/skipped"},
         {"peak_rss_bytes", "/peak_rss_bytes"}}},
-      // study: its entry goes here when the command exists.
+      {"study",
+       "study_runs",
+       {{"runs", "/runs"},
+        {"steps", "/steps"},
+        {"cached", "/cached"},
+        {"seconds", "/seconds"},
+        {"match_rate", "/worst/match_rate"},
+        {"box_px_mean", "/worst/box_px_mean"},
+        {"kpt_px_mean", "/worst/kpt_px_mean"},
+        {"pose_map50_95", "/worst/pose_map50_95"},
+        {"box_map50_95", "/worst/box_map50_95"}}},
   };
   return kinds;
 }

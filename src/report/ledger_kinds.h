@@ -2,8 +2,8 @@
 // columns, each column read from the command's report JSON by a JSON pointer. The same names are
 // the metric names `ledger check` takes (match_rate, pose_map50_95, box_px_mean, latency_ms...).
 //
-// Adding a kind (the coming `study` command): one entry in ledger_kinds() and, in the command,
-// add_ledger_options() plus one LedgerRecorder::record() call with its report JSON.
+// Adding a kind: one entry in ledger_kinds() and, in the command, add_ledger_options() plus one
+// LedgerRecorder::record() call with its report JSON.
 #pragma once
 #include <string>
 #include <vector>
@@ -16,7 +16,7 @@ struct LedgerColumn {
 };
 
 struct LedgerKind {
-  std::string name;   // the command: calibrate, quantize, compare, bench, run
+  std::string name;   // the command: calibrate, quantize, compare, bench, run, study
   std::string table;  // <name>_runs
   std::vector<LedgerColumn> columns;
 };
