@@ -8,6 +8,7 @@
 
 #include "core/file_io.h"
 #include "core/npy.h"
+#include "graph_builders.h"
 #include "ir/onnx_io.h"
 #include "quant/activation_encodings.h"
 #include "quant/calibrator.h"
@@ -20,6 +21,7 @@
 
 namespace {
 using namespace edgeq;
+using edgeq::test::node;
 namespace fs = std::filesystem;
 
 std::string out_dir;
@@ -34,16 +36,6 @@ void seed_truncated(const std::string& fuzzer, const std::string& name, const st
   seed(fuzzer, name, b);
   seed(fuzzer, name + ".half", b.substr(0, b.size() / 2));
   seed(fuzzer, name + ".cut1", b.substr(0, b.size() - 1));
-}
-
-Node node(const std::string& name, const std::string& op, std::vector<std::string> in,
-          std::vector<std::string> out) {
-  Node n;
-  n.name = name;
-  n.op_type = op;
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  return n;
 }
 
 // x [1,2,4,4] -> Conv 1x1 -> SiLU (Sigmoid, Mul) -> MaxPool 2x2 -> Reshape [1,2,4] -> Softmax.

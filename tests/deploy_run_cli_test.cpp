@@ -212,8 +212,7 @@ TEST(DeployRunCli, SigintStopsAndWritesWhatFinished) {
   REQUIRE_FIXTURE();
   const std::string v = video("long.avi", 400);
   const std::string d = test::temp_dir("deploy_sigint");
-  const char* env = std::getenv("EDGEQ_BIN");
-  const std::string bin = env ? env : std::string(EDGEQ_BINARY_DIR) + "/edgeq";
+  const std::string bin = test::edgeq_bin();
   const std::string out = d + "/out.txt", json = d + "/d.json", report = d + "/r.json";
   const pid_t child = fork();
   ASSERT_GE(child, 0);

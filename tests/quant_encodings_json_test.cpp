@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "quant/encodings_json.h"
+#include "test_util.h"
 
 namespace edgeq {
 namespace {
@@ -79,7 +80,7 @@ TEST(QuantEncodingsJson, RoundTripBothForms) {
     std::string text = encodings_to_json(set, version);
     expect_same(set, encodings_from_json(text, version));
   }
-  std::string path = std::string(EDGEQ_BINARY_DIR) + "/quant_encodings_test.json";
+  std::string path = test::temp_dir("encodings_json") + "/encodings.json";
   save_encodings(set, path, "0.6.1");
   expect_same(set, load_encodings(path));
 }

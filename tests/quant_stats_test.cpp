@@ -15,6 +15,7 @@
 #include "core/sha256.h"
 #include "quant/histogram.h"
 #include "quant/stats.h"
+#include "test_util.h"
 
 namespace edgeq {
 namespace {
@@ -52,7 +53,8 @@ std::vector<float> gaussian_with_outliers(size_t n, unsigned seed) {
 }
 
 std::string temp_path(const std::string& name) {
-  return std::string(EDGEQ_BINARY_DIR) + "/quant_stats_test_" + name;
+  static const std::string dir = test::temp_dir("quant_stats");
+  return dir + "/" + name;
 }
 
 }  // namespace

@@ -218,10 +218,6 @@ TEST(Simd, ModelResultsAreTheSameAtEveryLevel) {
   }
 }
 
-std::string q(const std::string& s) {
-  return "'" + s + "'";
-}
-
 // `edgeq ARGS` with EDGEQ_SIMD=level.
 test::CliResult run_at(SimdLevel l, const std::string& args) {
   setenv("EDGEQ_SIMD", simd_level_name(l), 1);
@@ -242,8 +238,8 @@ TEST(Simd, ProgramWritesTheSameBytesAtEveryLevel) {
     std::printf("real model or coco8-pose absent: zoo model and generated scenes\n");
     model = dir + "/zoo.onnx";
     images = dir + "/scenes";
-    ASSERT_EQ(test::run_cli("zoo yolo11n-pose -o " + q(model)).exit_code, 0);
-    ASSERT_EQ(test::run_cli("scenes --out " + q(images) + " --n 3").exit_code, 0);
+    ASSERT_EQ(test::run_cli("zoo yolo11n-pose -o " + test::shell_quote(model)).exit_code, 0);
+    ASSERT_EQ(test::run_cli("scenes --out " + test::shell_quote(images) + " --n 3").exit_code, 0);
   }
   std::string image;
   for (const auto& e : fs::recursive_directory_iterator(images))
@@ -253,19 +249,22 @@ TEST(Simd, ProgramWritesTheSameBytesAtEveryLevel) {
   std::string first_stats, first_out;
   for (SimdLevel l : levels()) {
     const std::string tag = dir + "/" + simd_level_name(l);
-    auto c = run_at(l, "calibrate --model " + q(model) + " --images " + q(images) +
-                           " --n 4 --threads 2 --out " + q(tag + ".stats"));
+    auto c = run_at(l, "calibrate --model " + test::shell_quote(model) + " --images " +
+                           test::shell_quote(images) + " --n 4 --threads 2 --out " +
+                           test::shell_quote(tag + ".stats"));
     ASSERT_EQ(c.exit_code, 0) << c.err;
     if (first_stats.empty()) {
       first_stats = tag + ".stats";
-      auto qz = test::run_cli("quantize --model " + q(model) + " --stats " + q(first_stats) +
-                              " --scheme w8a8 --out " + q(dir + "/w8a8.onnx"));
+      auto qz = test::run_cli("quantize --model " + test::shell_quote(model) + " --stats " +
+                              test::shell_quote(first_stats) + " --scheme w8a8 --out " +
+                              test::shell_quote(dir + "/w8a8.onnx"));
       ASSERT_EQ(qz.exit_code, 0) << qz.err;
     } else {
       EXPECT_TRUE(read_file(tag + ".stats") == read_file(first_stats)) << simd_level_name(l);
     }
-    auto in = run_at(l, "infer --model " + q(dir + "/w8a8.onnx") + " --image " + q(image) +
-                            " --exec int8 --threads 1 --out " + q(tag + "_out"));
+    auto in = run_at(l, "infer --model " + test::shell_quote(dir + "/w8a8.onnx") + " --image " +
+                            test::shell_quote(image) + " --exec int8 --threads 1 --out " +
+                            test::shell_quote(tag + "_out"));
     ASSERT_EQ(in.exit_code, 0) << in.err;
     if (first_out.empty()) {
       first_out = tag + "_out";

@@ -27,9 +27,9 @@ class Search {
   Search(const Graph& fp32, const Stats& stats, const QuantConfig& base,
          const std::vector<Tensor>& images, const MixedSearchOptions& opt)
       : fp32_(fp32), stats_(stats), base_(base), images_(images), opt_(opt) {
-    EDGEQ_CHECK(opt.budget_percent > 0 && opt.budget_percent <= 100, "--auto: budget ",
+    EDGEQ_CHECK(opt.budget_percent > 0 && opt.budget_percent <= 100, "mixed-precision budget ",
                 opt.budget_percent, " % is outside (0, 100]");
-    EDGEQ_CHECK(!images.empty(), "--auto: no validation images");
+    EDGEQ_CHECK(!images.empty(), "mixed-precision search: no validation images");
     yolo_image_input(fp32);  // throws when the model has not one image input
     plan_ = plan_for_stats(fp32, stats, base);
     // Encodings at 8 and at 16 bit for every group, once: a candidate picks per group.

@@ -68,7 +68,7 @@ TargetOps load_target(const std::string& name_or_path) {
     if (s == t.first) return parse_target(t.second, std::string("target table ") + t.first);
     names += std::string(names.empty() ? "" : ", ") + t.first;
   }
-  fail("--target: unknown target '", s, "' (choose ", names, ", or a .json op table)");
+  fail("unknown target '", s, "' (choose ", names, ", or a .json op table)");
 }
 
 bool is_shape_op(const std::string& op_type) {

@@ -79,11 +79,11 @@ void check_value(const Graph& g, const std::map<std::string, Act>& acts, const s
 }  // namespace
 
 PatchResult patch_qdq(const Graph& qdq, const PatchRequest& req) {
-  EDGEQ_CHECK(!req.values.empty(), "patch: no --tensor given");
-  EDGEQ_CHECK(req.lo < req.hi, "patch: --range ", req.lo, " ", req.hi,
+  EDGEQ_CHECK(!req.values.empty(), "patch: no value to patch given");
+  EDGEQ_CHECK(req.lo < req.hi, "patch: range ", req.lo, " ", req.hi,
               " is empty (LO must be below HI)");
-  EDGEQ_CHECK(!req.bits || *req.bits == 8 || *req.bits == 16, "patch: --bits ", *req.bits,
-              " not supported (8 or 16)");
+  EDGEQ_CHECK(!req.bits || *req.bits == 8 || *req.bits == 16, "patch: ", *req.bits,
+              "-bit encodings are", " not supported (8 or 16)");
   std::map<std::string, Act> acts;
   for (const ActivationQdq& a : find_activation_qdq(qdq)) {
     Act act{a, {}, current_encoding(qdq, a)};

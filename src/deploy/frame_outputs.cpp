@@ -16,7 +16,7 @@ FrameOutputs::FrameOutputs(FrameOutputOptions opt) : opt_(std::move(opt)) {
   single_image_ = !fs::is_directory(opt_.source, ec) && !is_video_path(opt_.source);
   if (!opt_.draw.empty() && !single_image_)
     EDGEQ_CHECK(!is_image_path(opt_.draw),
-                "--draw must be a folder when --image is a folder or video: ", opt_.draw);
+                "drawings of a folder or video go to a folder, not to the image file ", opt_.draw);
   if (!opt_.json.empty()) json_ = std::make_unique<AtomicFile>(opt_.json);
 }
 

@@ -101,7 +101,7 @@ ProbeLabels parse_probe_labels(const std::string& text, const std::string& what,
   }
   const bool regress = task == "regress" || (task == "auto" && all_numbers && !all_integers);
   if (regress) {
-    EDGEQ_CHECK(all_numbers, what, ": --task regress needs numeric labels");
+    EDGEQ_CHECK(all_numbers, what, ": a regression probe needs numeric labels");
     l.task = ProbeTask::kRegress;
     l.values = values;
     return l;

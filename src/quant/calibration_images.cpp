@@ -88,9 +88,9 @@ Shard parse_shard(const std::string& s) {
     sh.count = std::stoi(s.substr(slash + 1), &b);
     EDGEQ_CHECK(a == slash && b == s.size() - slash - 1, "");
   } catch (const std::exception&) {
-    fail("--shard '", s, "' is not of the form i/N (e.g. 0/4)");
+    fail("shard '", s, "' is not of the form i/N (e.g. 0/4)");
   }
-  EDGEQ_CHECK(sh.count >= 1 && sh.index >= 0 && sh.index < sh.count, "--shard '", s,
+  EDGEQ_CHECK(sh.count >= 1 && sh.index >= 0 && sh.index < sh.count, "shard '", s,
               "': need 0 <= i < N");
   return sh;
 }

@@ -10,8 +10,8 @@
 
 namespace edgeq {
 
-// `flag` names the option in errors ("--images: no images in ...").
+// `what` names the images in errors ("calibration images: no images in ...").
 std::vector<Tensor> load_image_inputs(const Graph& g, const std::string& spec, size_t n,
-                                      const std::string& flag);
+                                      const std::string& what);
 
 }  // namespace edgeq

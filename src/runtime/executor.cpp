@@ -174,7 +174,7 @@ std::vector<std::string> Executor::stored_values() {
 ExecMode parse_exec_mode(const std::string& s) {
   if (s == "simulate") return ExecMode::kSimulate;
   if (s == "int8") return ExecMode::kInt8;
-  fail("unknown --exec '", s, "' (choose simulate or int8)");
+  fail("unknown execution mode '", s, "' (choose simulate or int8)");
 }
 
 std::vector<std::string> Executor::notices() {

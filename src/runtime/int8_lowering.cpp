@@ -54,8 +54,8 @@ class Lowering {
         coded_.insert(v);
     }
     EDGEQ_CHECK(!coded_.empty(),
-                "--exec int8: the model has no 8-bit activations (a float or W8A16 model); run it "
-                "with --exec simulate");
+                "int8 execution: the model has no 8-bit activations (a float or W8A16 model); the "
+                "simulated execution runs it");
     std::vector<Node> nodes = std::move(g_.nodes);
     g_.nodes.clear();
     for (Node& n : nodes) lower(std::move(n));

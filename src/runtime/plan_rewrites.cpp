@@ -11,8 +11,8 @@ Graph runtime_graph(const Graph& g, const std::vector<bool>& folded, ValueDescs&
                     std::vector<std::string>& notices) {
   const bool int8 = opt.exec == ExecMode::kInt8;
   EDGEQ_CHECK(!int8 || (opt.fold_qdq && !watches.all),
-              "--exec int8 needs folded QDQ pairs and cannot watch every value (use --exec "
-              "simulate for calibration and per-value comparisons)");
+              "int8 execution needs folded QDQ pairs and cannot watch every value (calibration and "
+              "per-value comparisons use the simulated execution)");
   Graph rt;
   rt.opsets = g.opsets;
   for (size_t ni = 0; ni < g.nodes.size(); ++ni)

@@ -204,7 +204,8 @@ void StudyRunner::run_scheme(ModelState& m, ArmState& a, const StudyScheme& s,
   const nlohmann::json quant = step(label + " quantize", qkind, qkey, ".onnx", [&] {
     std::vector<Tensor> val;
     if (s.auto_percent > 0)
-      val = load_image_inputs(a.g(), o_.val.empty() ? o_.images : o_.val, o_.auto_n, "--val");
+      val = load_image_inputs(a.g(), o_.val.empty() ? o_.images : o_.val, o_.auto_n,
+                              "validation images");
     return quantize_step(a.g(), a.arm_stats(m), s, o_, val, qpath, log_);
   });
   const int keep = a.arm == Arm::kC ? o_.thumbnails : 0;

@@ -44,7 +44,6 @@ class ImageFrameSource : public FrameSource {
   explicit ImageFrameSource(const std::string& spec);
   bool next(Frame* frame) override;
   const std::vector<std::string>& paths() const { return paths_; }
-  bool from_folder() const { return from_folder_; }
   int skipped() const override { return skipped_; }
 
  private:
