@@ -88,6 +88,15 @@ TEST(FuzzRegression, ImageDecoderErrorIsOneLine) {
   expect_one_line_error([&] { read_image(path); }, "cannot decode image");
 }
 
+// OpenCV chooses a decoder by content: bytes with "DICM" at offset 128 went to its DICOM reader
+// (GDCM), whose assertion aborted the process. Files that do not start like a JPEG, PNG, BMP or
+// WebP are now refused before any decoder runs.
+TEST(FuzzRegression, DicomLookalikeIsRefusedBeforeDecoding) {
+  const std::string path = test::temp_dir("fuzz_regression") + "/dicm.jpg";
+  write_file_atomic(path, finding("fuzz_image-dfc4b96b"));
+  expect_one_line_error([&] { read_image(path); }, "not a JPEG, PNG, BMP or WebP file");
+}
+
 // An initializer whose dims claim 4 GB was allocated before its data was checked (the fuzzer's
 // memory limit stopped it); now the data size is checked first.
 TEST(FuzzRegression, OnnxInitializerLargerThanItsData) {

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <opencv2/core/utils/logger.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -32,10 +33,31 @@ bool is_video_path(const std::string& path) {
   return e == ".mp4" || e == ".avi" || e == ".mov" || e == ".mkv" || e == ".webm" || e == ".m4v";
 }
 
+// True when `head` (a file's first bytes) starts like a JPEG, PNG, BMP or WebP file.
+static bool has_image_signature(const std::string& head) {
+  auto starts = [&](const std::string& magic, size_t at = 0) {
+    return head.size() >= at + magic.size() && head.compare(at, magic.size(), magic) == 0;
+  };
+  return starts("\xFF\xD8\xFF") || starts("\x89PNG\r\n\x1A\n") || starts("BM") ||
+         (starts("RIFF") && starts("WEBP", 8));
+}
+
 cv::Mat read_image(const std::string& path) {
   std::error_code ec;
   EDGEQ_CHECK(fs::exists(path, ec), "image not found: ", path);
   EDGEQ_CHECK(!fs::is_directory(path, ec), "expected an image file, got a folder: ", path);
+  // OpenCV picks a decoder by content, not by name, and some of its decoders abort the process
+  // on bad input (its DICOM reader, GDCM, asserts: a fuzz finding). Only the formats edgeq reads
+  // reach it: their decoders come first in OpenCV's list.
+  std::string head(12, '\0');
+  {
+    std::ifstream f(path, std::ios::binary);
+    EDGEQ_CHECK(f, "cannot open image ", path);
+    f.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<size_t>(f.gcount()));
+  }
+  EDGEQ_CHECK(has_image_signature(head),
+              "cannot decode image (not a JPEG, PNG, BMP or WebP file): ", path);
   cv::Mat img;
   try {
     img = cv::imread(path, cv::IMREAD_COLOR);

@@ -8,7 +8,8 @@
 
 namespace edgeq {
 
-// Reads an image as 8-bit BGR. Throws an Error naming the file when it is missing or unreadable.
+// Reads a JPEG, PNG, BMP or WebP image as 8-bit BGR. Throws an Error naming the file when it is
+// missing, unreadable or another format (checked by its first bytes, before any decoder runs).
 cv::Mat read_image(const std::string& path);
 
 // True for the extensions edgeq treats as images: jpg, jpeg, png, bmp, webp (any case).
