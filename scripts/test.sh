@@ -9,5 +9,5 @@ EDGEQ_WERROR=ON ./scripts/setup.sh
 (cd build && ctest --output-on-failure -j2 --timeout 900)
 if [ "${EDGEQ_CI_QUICK:-0}" != 1 ]; then
   ./scripts/test_sanitize.sh
-  ./scripts/fuzz.sh 15
+  EDGEQ_FUZZ_SEED=1 ./scripts/fuzz.sh 15
 fi
