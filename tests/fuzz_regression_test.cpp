@@ -11,6 +11,7 @@
 #include "core/file_io.h"
 #include "core/npy.h"
 #include "ir/onnx_io.h"
+#include "quant/stats.h"
 #include "runtime/executor.h"
 #include "test_util.h"
 #include "vision/image_io.h"
@@ -34,6 +35,13 @@ void expect_one_line_error(F f, const std::string& want) {
     EXPECT_EQ(m.find('\n'), std::string::npos) << m;
     EXPECT_NE(m.find(want), std::string::npos) << m;
   }
+}
+
+// A CBOR stats file whose "format" is a byte string: reading it as text threw nlohmann's
+// type_error past the error handling (found by fuzz.sh with EDGEQ_FUZZ_SEED=1 at 20 s).
+TEST(FuzzRegression, StatsFormatFieldOfAnotherType) {
+  expect_one_line_error([] { parse_stats(finding("fuzz_stats-76390cf8"), "f.stats"); },
+                        "is not an edgeq stats file");
 }
 
 // A shape entry "\xff\xff5" made std::stoll throw std::invalid_argument out of parse_npy.

@@ -93,8 +93,10 @@ Stats parse_stats(const std::string& bytes, const std::string& path) {
   } catch (const nlohmann::json::exception&) {
     fail("stats file ", path, " is not an edgeq stats file (neither CBOR nor JSON)");
   }
-  EDGEQ_CHECK(j.is_object() && j.value("format", std::string()) == kFormat, "stats file ", path,
-              " is not an edgeq stats file (format field missing)");
+  // A "format" of another type (a fuzz finding: CBOR binary) is no edgeq stats file either.
+  const bool ours = j.is_object() && j.contains("format") && j.at("format").is_string() &&
+                    j.at("format").get<std::string>() == kFormat;
+  EDGEQ_CHECK(ours, "stats file ", path, " is not an edgeq stats file (format field missing)");
   Stats s;
   try {
     int version = j.at("version").get<int>();
