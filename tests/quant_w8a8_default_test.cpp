@@ -118,6 +118,44 @@ TEST(QuantW8A8Default, DecodeConstantsAndDflWeightsComeBackExactly) {
   }
 }
 
+// The tail reaches back through linear ops to the DFL conv's distances and the keypoint convs'
+// raw offsets (pixel steps divided by the stride), not to the scores; the outputs are assembled by
+// float nodes (Concats that join pixels with scores or visibilities, and what follows them).
+TEST(QuantW8A8Default, TailFeedAndOutputAssemblyFoundByStructure) {
+  for (const Quantized& m : models()) {
+    SCOPED_TRACE(m.what);
+    Graph fp32 = load_onnx(m.model);
+    const std::set<std::string> tail = decode_tail_values(fp32);
+    for (const char* v : {"/model.23/dfl/conv/Conv_output_0", "/model.23/cv4.0/cv4.0.2/Conv_output_0",
+                          "/model.23/cv4.1/cv4.1.2/Conv_output_0",
+                          "/model.23/cv4.2/cv4.2.2/Conv_output_0", "/model.23/Mul_1_output_0"})
+      EXPECT_TRUE(tail.count(v)) << v;
+    for (const char* v : {"/model.23/Sigmoid_output_0", "/model.23/dfl/Softmax_output_0",
+                          "/model.23/cv4.0/cv4.0.1/act/Mul_output_0"})
+      EXPECT_FALSE(tail.count(v)) << v;
+
+    const std::set<std::string> assembly = output_assembly_nodes(fp32);
+    const std::string out_node = fp32.nodes.at(fp32.producer_of("output0")).name;
+    EXPECT_TRUE(assembly.count(out_node)) << out_node;
+    bool joins_scores = false;
+    for (const Node& n : fp32.nodes) {
+      if (!assembly.count(n.name)) continue;
+      EXPECT_TRUE(n.op_type == "Concat" || n.op_type == "Reshape") << n.name << " " << n.op_type;
+      for (const std::string& in : n.inputs) joins_scores |= in == "/model.23/Sigmoid_output_0";
+    }
+    EXPECT_TRUE(joins_scores);
+    EXPECT_LE(assembly.size(), 5u);
+    // In the default QDQ they read dequantized values and write float ones.
+    EncodingSet enc = encodings_from_qdq(load_onnx(m.w8a8));
+    for (const Node& n : fp32.nodes)
+      if (assembly.count(n.name))
+        for (const std::string& o : n.outputs) {
+          auto it = enc.activations.find(o);
+          EXPECT_TRUE(it == enc.activations.end() || it->second.is_float) << o;
+        }
+  }
+}
+
 TEST(QuantW8A8Default, DoctorFindsNoLossyConstant) {
   for (const Quantized& m : models()) {
     SCOPED_TRACE(m.what);
@@ -166,17 +204,11 @@ TEST(QuantW8A8Default, OnnxRuntimeRunsItAndAgreesWithInfer) {
     }
     EXPECT_GE(d.match_rate, 0.8);
     EXPECT_LE(d.extra, d.ref_count / 5);
-    // Matched boxes within 2 px on average; keypoints within two steps of their 8-bit offsets
-    // (kpt * 2, before the 16-bit decode) at stride 32: ORT's int8 kernels put the raw keypoint
-    // values a step or more away from the QDQ formula on most anchors.
-    const double kpt_step = encodings_from_qdq(load_onnx(m.w8a8))
-                                .activations.at("/model.23/Mul_1_output_0")
-                                .channels.at(0)
-                                .scale;
-    std::printf("keypoint offset step %.3g grid units = %.3g px at stride 32\n", kpt_step,
-                32 * kpt_step);
+    // Matched boxes within 2 px on average, keypoints within 5 px: the keypoint offsets are 16-bit
+    // (part of the decode tail), so what moves them is upstream, where ORT's int8 kernels put values
+    // a step or more away from the QDQ formula on most anchors (3.6 px measured on the 4 photos).
     EXPECT_LE(d.box_px.mean, 2.0);
-    EXPECT_LE(d.kpt_px.mean, 2 * 32 * kpt_step);
+    EXPECT_LE(d.kpt_px.mean, 5.0);
   }
 }
 

@@ -18,6 +18,17 @@ namespace edgeq {
 
 // Empty when the graph has no YOLO decode (no stride Mul).
 std::set<std::string> decode_tail_values(const Graph& g);
+// The nodes that assemble the graph outputs: each Concat of the tail that joins a tail value with
+// a value from outside it (the scores, the keypoint visibilities), and every node downstream of
+// one that writes a tail value. Under one encoding, even at 16 bit, a score shares the pixels'
+// step (~0.01 on yolo11n-pose's output0): it moves by up to half of that, detections near the
+// threshold flip and scores below a step become 0 (on the dev split W8A16 lost 7 of 188
+// detections and half its low-score predictions). Where the runtime may concatenate in float
+// (placements ort and cpu) these nodes stay float (`exclude_output_assembly`).
+std::set<std::string> output_assembly_nodes(const Graph& g);
+// Adds output_assembly_nodes(g) to config.exclude_nodes when the placement lets a Concat run in
+// float (not qnn, whose targets run every op on the accelerator). Call before planning.
+void exclude_output_assembly(const Graph& g, QuantConfig& config);
 // Hands the tail to `config`: all of it to config.decode_tail and, when `a16`, the values that get
 // an encoding under the plan (what `--a16 decode` names) to config.a16. Returns those quantized
 // values (empty when the model has no decode).

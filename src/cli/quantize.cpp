@@ -55,11 +55,12 @@ void run_quantize(const QuantizeArgs& a) {
   for (const std::string& n : comma_list(a.exclude)) c.exclude_nodes.insert(n);
   if (!a.overrides.empty()) c.overrides = parse_overrides(read_file(a.overrides), a.overrides);
 
-  QuantPlan plan = plan_for_stats(g, stats, c);
   // --a16: value names, 'decode' or 'none'. Unset, W8A8 keeps the decode tail at 16 bit when the
-  // model has one (a cut arm has none).
+  // model has one (a cut arm has none); unless 'none', the outputs are assembled in float.
   const std::vector<std::string> a16 = comma_list(a.a16);
   const bool none = a16.size() == 1 && a16[0] == "none";
+  if (!none) exclude_output_assembly(g, c);
+  QuantPlan plan = plan_for_stats(g, stats, c);
   const bool decode =
       a.a16.empty() ? c.activation_bits < 16 : std::count(a16.begin(), a16.end(), "decode") > 0;
   const std::set<std::string> tail = mark_decode_tail(g, plan, decode, c);
