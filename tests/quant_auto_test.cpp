@@ -53,7 +53,7 @@ TEST(QuantAuto, BudgetHoldsKeptStepsImproveAndThreadsDoNotMatter) {
   for (int k = 0; k < 2; ++k) {
     const std::string t = k == 0 ? "1" : "2";
     auto r =
-        test::run_cli(base(f) + " --auto 5 --images " + test::shell_quote(f.val) + " --threads " +
+        test::run_cli(base(f) + " --auto 8 --images " + test::shell_quote(f.val) + " --threads " +
                       t + " --auto-out " + test::shell_quote(f.dir + "/set" + t + ".json") +
                       " --auto-log " + test::shell_quote(f.dir + "/log" + t + ".json") + " --out " +
                       test::shell_quote(f.dir + "/a" + t + ".onnx"));
@@ -64,7 +64,7 @@ TEST(QuantAuto, BudgetHoldsKeptStepsImproveAndThreadsDoNotMatter) {
   EXPECT_TRUE(runs[0] == runs[1]);  // the same model bytes for 1 and 2 threads
   auto log = nlohmann::json::parse(read_file(f.dir + "/log1.json"));
   const size_t values = log.at("values"), values16 = log.at("values_16bit");
-  EXPECT_LE(values16, values * 5 / 100);
+  EXPECT_LE(values16, values * 8 / 100);
   double loss = log.at("steps").at(0).at("loss_after");
   for (const auto& s : log.at("steps")) {
     if (s.at("phase") == "block") continue;
@@ -88,6 +88,8 @@ TEST(QuantAuto, BadInputIsOneLineAndWritesNothing) {
   const std::pair<std::string, std::string> cases[] = {
       {" --auto 150 --images " + test::shell_quote(f.val), "(0, 100]"},
       {" --auto -1 --images " + test::shell_quote(f.val), "(0, 100]"},
+      // The decode tail the W8A8 default keeps (24 of 364 values on yolo11n-pose) does not fit.
+      {" --auto 2 --images " + test::shell_quote(f.val), "the budget must be at least"},
       {" --auto 10", "needs --images"},
       {" --auto 10 --images " + test::shell_quote(f.dir + "/empty"), "no images"},
       {" --auto 10 --images " + test::shell_quote(f.dir + "/missing"), "--images"},

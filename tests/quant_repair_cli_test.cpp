@@ -91,10 +91,10 @@ TEST(QuantRepairCli, SameBytesForAnyThreadCount) {
   EXPECT_FALSE(read_file(one) == read_file(plain));
 }
 
-// |edgeq - ORT| on output0 in steps of its encoding, sorted.
+// |edgeq - ORT| on output0 in steps of its (coarsest) encoding, sorted.
 std::vector<double> steps_from_ort(const std::string& model, const std::string& image) {
   const Graph g = load_onnx(model);
-  const double step = encodings_from_qdq(g).activations.at("output0").channels.at(0).scale;
+  const double step = test::output_step(g, "output0");
   const std::map<std::string, Tensor> feed = {
       {"images", preprocess_image(read_image(image), 640, 640, nullptr)}};
   const Tensor ours = Executor(g).run(feed).at("output0");
@@ -121,7 +121,9 @@ TEST(QuantRepairCli, RepairedModelRunsInOrtLikeEdgeq) {
   // Two correct engines flip 16-bit codes by one step and the flips cascade (DESIGN.md lesson 7):
   // judged by percentiles, against the same comparison of the unrepaired model.
   const size_t p99 = r.size() * 99 / 100;
-  EXPECT_EQ(r[r.size() / 2], 0.0);
+  // Most values agree to a small part of the coarsest step (output0 is assembled in float from
+  // values of several encodings, each as fine as or finer than that step).
+  EXPECT_LE(r[r.size() / 2], 0.05);
   EXPECT_LE(r[p99], std::max(2.0, p[p99]) + 1.0);
   EXPECT_LE(r.back(), std::max(2.0 * p.back(), 20.0));
 }

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/npy.h"
+#include "quant/qdq_import.h"
 
 namespace fs = std::filesystem;
 
@@ -128,6 +129,30 @@ double max_abs_diff(const Tensor& a, const Tensor& b) {
   double m = 0;
   for (size_t i = 0; i < x.size(); ++i) m = std::max(m, std::fabs(double(x[i]) - double(y[i])));
   return m;
+}
+
+double output_step(const Graph& qdq, const std::string& output) {
+  const EncodingSet enc = encodings_from_qdq(qdq);
+  double step = 0;
+  std::vector<std::string> todo = {output};
+  while (!todo.empty()) {
+    const std::string v = todo.back();
+    todo.pop_back();
+    auto it = enc.activations.find(v);
+    if (it != enc.activations.end() && !it->second.is_float) {
+      step = std::max(step, static_cast<double>(it->second.channels.at(0).scale));
+      continue;
+    }
+    const int p = qdq.producer_of(v);
+    if (p < 0) continue;
+    const Node& n = qdq.nodes[p];
+    EDGEQ_CHECK(n.op_type == "Concat" || n.op_type == "Reshape", "'", output, "' is written by ",
+                n.describe(), " without an encoding");
+    for (const std::string& in : n.inputs)
+      if (!in.empty() && !qdq.is_initializer(in)) todo.push_back(in);
+  }
+  EDGEQ_CHECK(step > 0, "no encoding behind '", output, "'");
+  return step;
 }
 
 }  // namespace edgeq::test

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "ir/graph.h"
 
 namespace edgeq::test {
 
@@ -26,6 +27,10 @@ std::vector<std::map<std::string, Tensor>> run_ort_many(
 std::string temp_dir(const std::string& tag);
 // Max |a-b| over all elements (shapes must match).
 double max_abs_diff(const Tensor& a, const Tensor& b);
+// The coarsest step among the encodings a QDQ model's `output` is assembled from: its own when it
+// has one, else those of the first encoded values behind the float Concat / Reshape nodes that
+// write it (the default YOLO output assembly, analysis/decode_tail.h).
+double output_step(const Graph& qdq, const std::string& output);
 
 }  // namespace edgeq::test
 

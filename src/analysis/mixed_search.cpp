@@ -41,6 +41,11 @@ class Search {
     enc16_ = activation_encodings(fp32, plan_, stats, all16);
     for (const std::string& v : plan_.activations) encoded_ += !enc8_.at(v).is_float;
     max16_ = static_cast<size_t>(std::floor(encoded_ * opt.budget_percent / 100.0 + 1e-9));
+    const size_t base16 = count16(base.a16);
+    EDGEQ_CHECK(base16 <= max16_, "mixed-precision budget ", opt.budget_percent, " % allows ",
+                max16_, " of ", encoded_, " values at 16 bit, but the base configuration (the ",
+                "YOLO decode tail included) already keeps ", base16, ": the budget must be at least ",
+                std::ceil(1000.0 * base16 / std::max<size_t>(encoded_, 1)) / 10, " %");
     // FP32 reference outputs.
     input_ = yolo_image_input(fp32).name;
     output_ = require_yolo_head_output(fp32);
