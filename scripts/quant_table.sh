@@ -4,7 +4,7 @@
 #   scripts/quant_table.sh [MODEL.onnx] [LABELLED_IMAGES_ROOT] [OUT_DIR=out/quant_table]
 # LABELLED_IMAGES_ROOT holds images/{train,val} with labels/ beside (default: ../shared/data/
 # coco8-pose). Splits (edgeq augment: flips, scales, crops, mosaics):
-#   calib  = 32 variants of the train photos        -> edgeq calibrate
+#   calib  = 32 variants of the train photos        -> edgeq calibrate (and GPTQ for its w8a16 row)
 #   search = 32 other variants of the train photos  -> quantize --auto (its validation images)
 #   judge  = 32 variants of the val photos          -> edgeq compare (never seen by the above)
 # Prints a markdown table and writes OUT_DIR/table.md and one compare JSON per option.
@@ -30,6 +30,7 @@ $E calibrate --model "$MODEL" --images "$OUT/calib/images" --out "$OUT/stats.cbo
 # name | quantize flags
 OPTIONS=(
   "w8a16|--scheme w8a16"
+  "w8a16 --images calib (GPTQ)|--scheme w8a16 --images $OUT/calib/images --n 32"
   "w8a8|--scheme w8a8"
   "w8a8 --a16 none|--scheme w8a8 --a16 none"
   "w8a8 --range mse|--scheme w8a8 --range mse"

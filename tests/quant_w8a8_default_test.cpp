@@ -126,9 +126,10 @@ TEST(QuantW8A8Default, TailFeedAndOutputAssemblyFoundByStructure) {
     SCOPED_TRACE(m.what);
     Graph fp32 = load_onnx(m.model);
     const std::set<std::string> tail = decode_tail_values(fp32);
-    for (const char* v : {"/model.23/dfl/conv/Conv_output_0", "/model.23/cv4.0/cv4.0.2/Conv_output_0",
-                          "/model.23/cv4.1/cv4.1.2/Conv_output_0",
-                          "/model.23/cv4.2/cv4.2.2/Conv_output_0", "/model.23/Mul_1_output_0"})
+    for (const char* v :
+         {"/model.23/dfl/conv/Conv_output_0", "/model.23/cv4.0/cv4.0.2/Conv_output_0",
+          "/model.23/cv4.1/cv4.1.2/Conv_output_0", "/model.23/cv4.2/cv4.2.2/Conv_output_0",
+          "/model.23/Mul_1_output_0"})
       EXPECT_TRUE(tail.count(v)) << v;
     for (const char* v : {"/model.23/Sigmoid_output_0", "/model.23/dfl/Softmax_output_0",
                           "/model.23/cv4.0/cv4.0.1/act/Mul_output_0"})
@@ -205,8 +206,9 @@ TEST(QuantW8A8Default, OnnxRuntimeRunsItAndAgreesWithInfer) {
     EXPECT_GE(d.match_rate, 0.8);
     EXPECT_LE(d.extra, d.ref_count / 5);
     // Matched boxes within 2 px on average, keypoints within 5 px: the keypoint offsets are 16-bit
-    // (part of the decode tail), so what moves them is upstream, where ORT's int8 kernels put values
-    // a step or more away from the QDQ formula on most anchors (3.6 px measured on the 4 photos).
+    // (part of the decode tail), so what moves them is upstream, where ORT's int8 kernels put
+    // values a step or more away from the QDQ formula on most anchors (3.6 px measured on the 4
+    // photos).
     EXPECT_LE(d.box_px.mean, 2.0);
     EXPECT_LE(d.kpt_px.mean, 5.0);
   }

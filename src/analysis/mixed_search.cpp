@@ -44,7 +44,8 @@ class Search {
     const size_t base16 = count16(base.a16);
     EDGEQ_CHECK(base16 <= max16_, "mixed-precision budget ", opt.budget_percent, " % allows ",
                 max16_, " of ", encoded_, " values at 16 bit, but the base configuration (the ",
-                "YOLO decode tail included) already keeps ", base16, ": the budget must be at least ",
+                "YOLO decode tail included) already keeps ", base16,
+                ": the budget must be at least ",
                 std::ceil(1000.0 * base16 / std::max<size_t>(encoded_, 1)) / 10, " %");
     // FP32 reference outputs.
     input_ = yolo_image_input(fp32).name;
