@@ -3,6 +3,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "ir/silu.h"
 #include "quant/range_scheme.h"
 
 namespace edgeq {
@@ -36,6 +37,7 @@ std::map<std::string, TensorEncoding> activation_encodings(const Graph& g, const
                 placement_name(config.placement));
   }
   std::unique_ptr<RangeScheme> scheme = make_range_scheme(config.range);
+  const std::set<std::string> silu = silu_values(g);
 
   std::map<std::string, TensorEncoding> out;
   for (const auto& [first, members] : plan.groups) {
@@ -72,6 +74,12 @@ std::map<std::string, TensorEncoding> activation_encodings(const Graph& g, const
         r = scheme->compute(merged, {bits, sym});
       }
       te = TensorEncoding::per_tensor(encoding_from_range(r.lo, r.hi, bits, sym));
+      // SiLU values that reach its minimum: a grid point on it (ir/silu.h).
+      bool on_silu = !sym && !(ov && ov->min) && r.hi > 0 && merged.min() <= 0.5 * silu_min();
+      for (const std::string& v : members) on_silu = on_silu && silu.count(v);
+      if (on_silu)
+        if (auto e = encoding_with_grid_point(silu_min(), r.hi, bits))
+          te = TensorEncoding::per_tensor(*e);
     }
     for (const std::string& v : members) out[v] = te;
   }

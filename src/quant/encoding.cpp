@@ -114,6 +114,24 @@ Encoding encoding_from_range(double lo, double hi, int bitwidth, bool symmetric,
   return e;
 }
 
+std::optional<Encoding> encoding_with_grid_point(double point, double hi, int bitwidth) {
+  check_bitwidth(bitwidth);
+  EDGEQ_CHECK(std::isfinite(point) && std::isfinite(hi) && point < 0 && hi > 0,
+              "a grid point encoding needs point < 0 < hi, not ", point, " and ", hi);
+  const int64_t qmax = type_max(bitwidth, false);
+  const auto zp =
+      static_cast<int64_t>(std::floor(static_cast<double>(qmax) * -point / (hi - point)));
+  if (zp < 1) return std::nullopt;
+  Encoding e;
+  e.bitwidth = bitwidth;
+  e.symmetric = false;
+  e.is_signed = false;
+  e.scale = static_cast<float>(-point / static_cast<double>(zp));
+  e.offset = -zp - unsigned_shift(bitwidth, false);
+  fill_min_max(e);
+  return e;
+}
+
 Encoding encoding_from_onnx(float scale, int64_t zero_point, DType dtype) {
   EDGEQ_CHECK(is_quantized_dtype(dtype), "quantized type ", dtype_name(dtype),
               " is not one of uint8/int8/uint16/int16/int32");

@@ -17,6 +17,7 @@
 //   ONNX QuantizeLinear and ORT compute it; dequantize: (q - zero_point) * scale.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,12 @@ Encoding encoding_from_range(double lo, double hi, int bitwidth, bool symmetric,
 inline Encoding encoding_from_range(double lo, double hi, int bitwidth, bool symmetric) {
   return encoding_from_range(lo, hi, bitwidth, symmetric, symmetric);
 }
+
+// Unsigned asymmetric encoding of [point, hi] (point < 0 < hi) with `point` itself a grid point
+// (the zero point is the integer nearest below point's share of the range, so hi stays covered;
+// a step at most one part in zero-point coarser than encoding_from_range's). std::nullopt when the
+// range is so wide that a step exceeds |point|.
+std::optional<Encoding> encoding_with_grid_point(double point, double hi, int bitwidth);
 
 // From ONNX Q/DQ parameters. `symmetric` is inferred: zero_point 0 for signed types,
 // 2^(bw-1) for unsigned ones.

@@ -1,0 +1,25 @@
+// SiLU as exported graphs write it, Mul(x, Sigmoid(x)), and the values that hold nothing but SiLU
+// outputs. SiLU falls to its minimum, -0.2785 at x = -1.2785, and is flat there, so every input
+// from about -2.5 to -0.5 lands within 0.03 of it: a pile of values right at the minimum. An 8-bit
+// encoding whose grid misses that point by a fraction of a step moves the whole pile the same
+// way, a shift rounding does not average away (quant/activation_encodings.h puts a grid point on
+// it).
+#pragma once
+#include <set>
+#include <string>
+
+#include "ir/graph.h"
+
+namespace edgeq {
+
+// SiLU's minimum, x * sigmoid(x) at x = kSiluArgMin (core/fast_math.h).
+double silu_min();
+
+// Whether `mul` computes Mul(x, Sigmoid(x)).
+bool is_silu_mul(const Graph& g, const Node& mul);
+
+// Values written by a SiLU Mul, or by a node that only moves values (Concat, Split, Reshape,
+// MaxPool, nearest Resize, ...) whose data inputs all are such values.
+std::set<std::string> silu_values(const Graph& g);
+
+}  // namespace edgeq
