@@ -1,5 +1,6 @@
 #include "quant/activation_encodings.h"
 
+#include <optional>
 #include <set>
 
 #include "core/error.h"
@@ -73,13 +74,12 @@ std::map<std::string, TensorEncoding> activation_encodings(const Graph& g, const
       } else {
         r = scheme->compute(merged, {bits, sym});
       }
-      te = TensorEncoding::per_tensor(encoding_from_range(r.lo, r.hi, bits, sym));
       // SiLU values that reach its minimum: a grid point on it (ir/silu.h).
       bool on_silu = !sym && !(ov && ov->min) && r.hi > 0 && merged.min() <= 0.5 * silu_min();
       for (const std::string& v : members) on_silu = on_silu && silu.count(v);
-      if (on_silu)
-        if (auto e = encoding_with_grid_point(silu_min(), r.hi, bits))
-          te = TensorEncoding::per_tensor(*e);
+      std::optional<Encoding> e;
+      if (on_silu) e = encoding_with_grid_point(silu_min(), r.hi, bits);
+      te = TensorEncoding::per_tensor(e ? *e : encoding_from_range(r.lo, r.hi, bits, sym));
     }
     for (const std::string& v : members) out[v] = te;
   }
