@@ -12,6 +12,7 @@
 #include "analysis/truncation.h"
 #include "core/error.h"
 #include "quant/qdq_import.h"
+#include "quant/silu_gate.h"
 
 namespace edgeq {
 namespace {
@@ -92,7 +93,7 @@ DoctorReport run_doctor(const Graph& model, const EncodingSet* encodings_file, c
     };
     add(range_findings(*stats, pixels, acts));
     add(tap_block_findings(*stats));
-    add(truncation_findings(acts, *stats, pixels, input_width(view)));
+    add(truncation_findings(acts, *stats, pixels, input_width(view), silu_gate_floors(view, acts)));
     int bits = concat_bits(acts);
     r.concats = concat_spans(view, *stats, bits);
     add(concat_findings(r.concats, target.shares_concat_encoding, bits));

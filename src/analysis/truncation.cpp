@@ -15,15 +15,17 @@ std::string bits_name(const Encoding& e) {
 
 }  // namespace
 
-Clipping clipping(const Encoding& e, const Histogram& h) {
+Clipping clipping(const Encoding& e, const Histogram& h, double unseen_below) {
   Clipping c;
   if (h.empty()) return c;
   double half = 0.5 * e.scale;
   double lo_edge = e.min - half, hi_edge = e.max + half;
-  if (h.min() < lo_edge) c.below = h.count_below(lo_edge);
+  const double lo_seen = std::max(double(h.min()), unseen_below);
+  if (lo_seen < lo_edge)
+    c.below = h.count_below(lo_edge) - (h.min() < lo_seen ? h.count_below(lo_seen) : 0.0);
   if (h.max() > hi_edge) c.above = h.count_above(hi_edge);
   c.fraction = (c.below + c.above) / static_cast<double>(h.count());
-  c.over_lo = std::max(0.0, double(e.min) - h.min());
+  c.over_lo = std::max(0.0, double(e.min) - lo_seen);
   c.over_hi = std::max(0.0, h.max() - double(e.max));
   c.steps_over = std::max(c.over_lo, c.over_hi) / e.scale;
   return c;
@@ -32,7 +34,8 @@ Clipping clipping(const Encoding& e, const Histogram& h) {
 std::vector<Finding> truncation_findings(const std::map<std::string, TensorEncoding>& encodings,
                                          const Stats& stats,
                                          const std::map<std::string, PixelMeaning>& pixels,
-                                         double input_size) {
+                                         double input_size,
+                                         const std::map<std::string, double>& unseen_below) {
   std::vector<Finding> out;
   for (const auto& [name, te] : encodings) {
     if (te.is_float || te.channels.size() != 1) continue;
@@ -40,7 +43,8 @@ std::vector<Finding> truncation_findings(const std::map<std::string, TensorEncod
     if (hs == stats.values.end() || hs->second.empty()) continue;
     const Histogram& h = hs->second;
     const Encoding& e = te.channels[0];
-    Clipping c = clipping(e, h);
+    auto unseen = unseen_below.find(name);
+    Clipping c = clipping(e, h, unseen == unseen_below.end() ? -HUGE_VAL : unseen->second);
     if (c.steps_over <= 1.0 || c.below + c.above <= 0) continue;
     Finding f;
     f.kind = "truncation";

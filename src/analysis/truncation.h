@@ -9,7 +9,10 @@
 // finding names the pixel where outputs pin: encoding max x stride for grid-unit values (e.g.
 // 40.69 x 8 = 325.5 px), the max itself for pixel-space values; a pin inside the input that
 // clips by a pixel or more is an error, one outside it at least a warning.
+// A SiLU input clipped below where its quantized gate closes is not truncated: past the Mul
+// nothing sees those values (quant/silu_gate.h; the doctor passes them as unseen_below).
 #pragma once
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -28,12 +31,15 @@ struct Clipping {
   double steps_over = 0;            // max(over_lo, over_hi) / scale
 };
 
-Clipping clipping(const Encoding& e, const Histogram& h);
+// Values below `unseen_below` count as covered: nothing downstream sees them (a SiLU input below
+// where its quantized gate closes, quant/silu_gate.h).
+Clipping clipping(const Encoding& e, const Histogram& h, double unseen_below = -HUGE_VAL);
 
 // `input_size`: the model's input width in pixels (pins beyond it are not reachable).
 std::vector<Finding> truncation_findings(const std::map<std::string, TensorEncoding>& encodings,
                                          const Stats& stats,
                                          const std::map<std::string, PixelMeaning>& pixels,
-                                         double input_size);
+                                         double input_size,
+                                         const std::map<std::string, double>& unseen_below = {});
 
 }  // namespace edgeq

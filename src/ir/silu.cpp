@@ -41,4 +41,26 @@ std::set<std::string> silu_values(const Graph& g) {
   return out;
 }
 
+std::map<std::string, std::string> silu_gates(const Graph& g) {
+  std::set<std::string> graph_outputs;
+  for (const ValueInfo& v : g.outputs) graph_outputs.insert(v.name);
+  std::map<std::string, std::string> out;
+  for (size_t m = 0; m < g.nodes.size(); ++m) {
+    const Node& mul = g.nodes[m];
+    if (!is_silu_mul(g, mul)) continue;
+    for (int k = 0; k < 2; ++k) {
+      const int s = g.producer_of(mul.inputs[1 - k]);
+      if (s < 0 || g.nodes[s].op_type != "Sigmoid" || g.nodes[s].inputs[0] != mul.inputs[k])
+        continue;
+      const std::string& x = mul.inputs[k];
+      const std::vector<int> readers = g.consumers_of(x);
+      bool only_silu = !graph_outputs.count(x) && readers.size() == 2;
+      for (int r : readers) only_silu = only_silu && (r == s || r == int(m));
+      if (only_silu) out[x] = mul.inputs[1 - k];
+      break;
+    }
+  }
+  return out;
+}
+
 }  // namespace edgeq

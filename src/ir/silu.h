@@ -5,6 +5,7 @@
 // way, a shift rounding does not average away (quant/activation_encodings.h puts a grid point on
 // it).
 #pragma once
+#include <map>
 #include <set>
 #include <string>
 
@@ -21,5 +22,10 @@ bool is_silu_mul(const Graph& g, const Node& mul);
 // Values written by a SiLU Mul, or by a node that only moves values (Concat, Split, Reshape,
 // MaxPool, nearest Resize, ...) whose data inputs all are such values.
 std::set<std::string> silu_values(const Graph& g);
+
+// SiLUs whose input x is read by nothing but their own Sigmoid and Mul (and is not a graph
+// output): x -> the Sigmoid's output, the gate. Whatever x's encoding does where the quantized
+// gate is 0 cannot be seen past the Mul (quant/silu_gate.h).
+std::map<std::string, std::string> silu_gates(const Graph& g);
 
 }  // namespace edgeq

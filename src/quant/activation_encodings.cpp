@@ -1,11 +1,13 @@
 #include "quant/activation_encodings.h"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 
 #include "core/error.h"
 #include "ir/silu.h"
 #include "quant/range_scheme.h"
+#include "quant/silu_gate.h"
 
 namespace edgeq {
 namespace {
@@ -40,8 +42,27 @@ std::map<std::string, TensorEncoding> activation_encodings(const Graph& g, const
   std::unique_ptr<RangeScheme> scheme = make_range_scheme(config.range);
   const std::set<std::string> silu = silu_values(g);
 
+  // A group of SiLU inputs only (quant/silu_gate.h) is encoded after the gates it needs.
+  const std::map<std::string, std::string> gates = silu_gates(g);
+  auto gated = [&](const std::vector<std::string>& members) {
+    for (const std::string& v : members)
+      if (!gates.count(v)) return false;
+    return true;
+  };
   std::map<std::string, TensorEncoding> out;
-  for (const auto& [first, members] : plan.groups) {
+  // The x below which every member's gate is closed; nullopt unless each has an integer gate.
+  auto gate_floor = [&](const std::vector<std::string>& members) -> std::optional<double> {
+    std::optional<double> floor;
+    for (const std::string& v : members) {
+      auto gate = gates.find(v);
+      auto e = gate == gates.end() ? out.end() : out.find(gate->second);
+      const std::optional<double> b = e == out.end() ? std::nullopt : gate_closed_below(e->second);
+      if (!b) return std::nullopt;
+      floor = floor ? std::min(*floor, *b) : *b;
+    }
+    return floor;
+  };
+  auto encode = [&](const std::vector<std::string>& members) {
     Histogram merged;
     int bits = config.activation_bits;
     const TensorOverride* ov = nullptr;
@@ -73,6 +94,9 @@ std::map<std::string, TensorEncoding> activation_encodings(const Graph& g, const
         r = {*ov->min, *ov->max};
       } else {
         r = scheme->compute(merged, {bits, sym});
+        // SiLU inputs: the range starts where their gates close, if it reaches below.
+        const std::optional<double> floor = gate_floor(members);
+        if (floor && r.lo < *floor && r.hi > *floor) r.lo = *floor;
       }
       // SiLU values that reach its minimum: a grid point on it (ir/silu.h).
       bool on_silu = !sym && !(ov && ov->min) && r.hi > 0 && merged.min() <= 0.5 * silu_min();
@@ -82,7 +106,11 @@ std::map<std::string, TensorEncoding> activation_encodings(const Graph& g, const
       te = TensorEncoding::per_tensor(e ? *e : encoding_from_range(r.lo, r.hi, bits, sym));
     }
     for (const std::string& v : members) out[v] = te;
-  }
+  };
+  for (const auto& [first, members] : plan.groups)
+    if (!gated(members)) encode(members);
+  for (const auto& [first, members] : plan.groups)
+    if (gated(members)) encode(members);
   return out;
 }
 

@@ -5,7 +5,9 @@
 //              SiLU values that reach its minimum get a grid point exactly there, the zero point
 //              chosen so the top of the range stays covered (ir/silu.h: on yolo11n-pose W8A8 the
 //              pile of values at the minimum, rounded one way, lowered every score: mean logit
-//              -0.23 on 6 dev-split images; with the grid point -0.13);
+//              -0.23 on 6 dev-split images; with the grid point -0.13); SiLU inputs that only
+//              their SiLU reads start their range where the quantized gate closes, if the range
+//              reaches below (quant/silu_gate.h: nothing below is seen past the Mul);
 //   overrides: applied last, to the whole group of the named value (a shared encoding stays
 //              shared); "float" leaves the group unquantized.
 // Refuses (one line, naming the value): overrides or a16 names that are not values of the
