@@ -209,10 +209,9 @@ const RealW8A8& real_w8a8() {
       add(read_image(p), "");
     Stats stats = cal.take();
     QuantConfig c = config_for_scheme("w8a8");  // the defaults: minmax ranges, ort placement
-    exclude_output_assembly(fp32, c);           // outputs assembled in float
-    QuantPlan plan = plan_for_stats(fp32, stats, c);
-    mark_decode_tail(fp32, plan, true, c);  // the W8A8 default: --a16 decode
-    r.model = quantize_model(fp32, plan, stats, c).graph;
+    // Outputs assembled in float, the decode tail at 16 bit: what quantize does by default.
+    const TailPlan t = plan_with_decode_tail(fp32, stats, true, true, c);
+    r.model = quantize_model(fp32, t.plan, stats, c).graph;
     return r;
   }();
   return r;

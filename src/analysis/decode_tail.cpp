@@ -3,6 +3,7 @@
 #include "analysis/head_decode.h"
 #include "ir/constants.h"
 #include "ir/op_traits.h"
+#include "quant/quantize_model.h"
 
 namespace edgeq {
 
@@ -94,6 +95,15 @@ std::set<std::string> mark_decode_tail(const Graph& g, const QuantPlan& plan, bo
     if (plan.is_quantized(v)) quantized.insert(v);
   if (a16) config.a16.insert(quantized.begin(), quantized.end());
   return quantized;
+}
+
+TailPlan plan_with_decode_tail(const Graph& g, const Stats& stats, bool float_assembly,
+                               bool a16_tail, QuantConfig& config) {
+  if (float_assembly) exclude_output_assembly(g, config);
+  TailPlan t;
+  t.plan = plan_for_stats(g, stats, config);
+  t.tail = mark_decode_tail(g, t.plan, a16_tail, config);
+  return t;
 }
 
 }  // namespace edgeq

@@ -13,6 +13,7 @@
 #include "ir/graph.h"
 #include "quant/quant_config.h"
 #include "quant/quant_plan.h"
+#include "quant/stats.h"
 
 namespace edgeq {
 
@@ -34,5 +35,15 @@ void exclude_output_assembly(const Graph& g, QuantConfig& config);
 // values (empty when the model has no decode).
 std::set<std::string> mark_decode_tail(const Graph& g, const QuantPlan& plan, bool a16,
                                        QuantConfig& config);
+
+// The plan `quantize` and `study` start from, in that order: outputs assembled in float unless
+// `float_assembly` is false (`--a16 none`), the plan for `stats`, the decode tail marked (at 16
+// bit when `a16_tail`). `tail` as mark_decode_tail returns it.
+struct TailPlan {
+  QuantPlan plan;
+  std::set<std::string> tail;
+};
+TailPlan plan_with_decode_tail(const Graph& g, const Stats& stats, bool float_assembly,
+                               bool a16_tail, QuantConfig& config);
 
 }  // namespace edgeq

@@ -59,11 +59,9 @@ void run_quantize(const QuantizeArgs& a) {
   // model has one (a cut arm has none); unless 'none', the outputs are assembled in float.
   const std::vector<std::string> a16 = comma_list(a.a16);
   const bool none = a16.size() == 1 && a16[0] == "none";
-  if (!none) exclude_output_assembly(g, c);
-  QuantPlan plan = plan_for_stats(g, stats, c);
   const bool decode =
       a.a16.empty() ? c.activation_bits < 16 : std::count(a16.begin(), a16.end(), "decode") > 0;
-  const std::set<std::string> tail = mark_decode_tail(g, plan, decode, c);
+  const auto [plan, tail] = plan_with_decode_tail(g, stats, !none, decode, c);
   for (const std::string& n : a16) {
     EDGEQ_CHECK(n != "none" || none, "--a16 none cannot be combined with other names");
     if (n == "decode")

@@ -63,9 +63,7 @@ nlohmann::json quantize_step(const Graph& arm, const Stats& arm_stats, const Stu
   QuantConfig c = config_for_scheme(scheme.base);
   c.range = o.range;
   c.placement = parse_placement(study_placement(o));
-  exclude_output_assembly(arm, c);
-  QuantPlan plan = plan_for_stats(arm, arm_stats, c);
-  const std::set<std::string> tail = mark_decode_tail(arm, plan, c.activation_bits < 16, c);
+  const auto [plan, tail] = plan_with_decode_tail(arm, arm_stats, true, c.activation_bits < 16, c);
   nlohmann::json j;
   if (scheme.auto_percent > 0) {
     MixedSearchOptions mo;
