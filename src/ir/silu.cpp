@@ -12,17 +12,21 @@ double silu_min() {
   return x / (1.0 + std::exp(-x));
 }
 
-bool is_silu_mul(const Graph& g, const Node& mul) {
-  if (mul.op_type != "Mul" || !mul.domain.empty() || mul.inputs.size() != 2) return false;
+int silu_input_index(const Graph& g, const Node& mul) {
+  if (mul.op_type != "Mul" || !mul.domain.empty() || mul.inputs.size() != 2) return -1;
   for (int k = 0; k < 2; ++k) {
     const int p = g.producer_of(mul.inputs[1 - k]);
     if (p < 0) continue;
     const Node& s = g.nodes[p];
     if (s.op_type == "Sigmoid" && s.domain.empty() && s.inputs.size() == 1 &&
         s.inputs[0] == mul.inputs[k])
-      return true;
+      return k;
   }
-  return false;
+  return -1;
+}
+
+bool is_silu_mul(const Graph& g, const Node& mul) {
+  return silu_input_index(g, mul) >= 0;
 }
 
 std::set<std::string> silu_values(const Graph& g) {
@@ -47,18 +51,14 @@ std::map<std::string, std::string> silu_gates(const Graph& g) {
   std::map<std::string, std::string> out;
   for (size_t m = 0; m < g.nodes.size(); ++m) {
     const Node& mul = g.nodes[m];
-    if (!is_silu_mul(g, mul)) continue;
-    for (int k = 0; k < 2; ++k) {
-      const int s = g.producer_of(mul.inputs[1 - k]);
-      if (s < 0 || g.nodes[s].op_type != "Sigmoid" || g.nodes[s].inputs[0] != mul.inputs[k])
-        continue;
-      const std::string& x = mul.inputs[k];
-      const std::vector<int> readers = g.consumers_of(x);
-      bool only_silu = !graph_outputs.count(x) && readers.size() == 2;
-      for (int r : readers) only_silu = only_silu && (r == s || r == int(m));
-      if (only_silu) out[x] = mul.inputs[1 - k];
-      break;
-    }
+    const int k = silu_input_index(g, mul);
+    if (k < 0) continue;
+    const std::string& x = mul.inputs[k];
+    const int s = g.producer_of(mul.inputs[1 - k]);
+    const std::vector<int> readers = g.consumers_of(x);
+    bool only_silu = !graph_outputs.count(x) && readers.size() == 2;
+    for (int r : readers) only_silu = only_silu && (r == s || r == int(m));
+    if (only_silu) out[x] = mul.inputs[1 - k];
   }
   return out;
 }

@@ -16,6 +16,8 @@ namespace edgeq {
 // SiLU's minimum, x * sigmoid(x) at x = kSiluArgMin (core/fast_math.h).
 double silu_min();
 
+// Which input of `mul` is x when it computes Mul(x, Sigmoid(x)) (0 or 1), else -1.
+int silu_input_index(const Graph& g, const Node& mul);
 // Whether `mul` computes Mul(x, Sigmoid(x)).
 bool is_silu_mul(const Graph& g, const Node& mul);
 

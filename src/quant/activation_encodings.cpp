@@ -42,7 +42,7 @@ std::map<std::string, TensorEncoding> activation_encodings(const Graph& g, const
   std::unique_ptr<RangeScheme> scheme = make_range_scheme(config.range);
   const std::set<std::string> silu = silu_values(g);
 
-  // A group of SiLU inputs only (quant/silu_gate.h) is encoded after the gates it needs.
+  // Groups of SiLU inputs only (quant/silu_gate.h) are encoded after the gates they need.
   const std::map<std::string, std::string> gates = silu_gates(g);
   auto gated = [&](const std::vector<std::string>& members) {
     for (const std::string& v : members)
@@ -50,15 +50,14 @@ std::map<std::string, TensorEncoding> activation_encodings(const Graph& g, const
     return true;
   };
   std::map<std::string, TensorEncoding> out;
-  // The x below which every member's gate is closed; nullopt unless each has an integer gate.
+  std::map<std::string, double> floors;  // silu_gate_floors, once the gates are encoded
+  // The x below which every member's gate is closed; nullopt unless each has a floor.
   auto gate_floor = [&](const std::vector<std::string>& members) -> std::optional<double> {
     std::optional<double> floor;
     for (const std::string& v : members) {
-      auto gate = gates.find(v);
-      auto e = gate == gates.end() ? out.end() : out.find(gate->second);
-      const std::optional<double> b = e == out.end() ? std::nullopt : gate_closed_below(e->second);
-      if (!b) return std::nullopt;
-      floor = floor ? std::min(*floor, *b) : *b;
+      auto f = floors.find(v);
+      if (f == floors.end()) return std::nullopt;
+      floor = floor ? std::min(*floor, f->second) : f->second;
     }
     return floor;
   };
@@ -109,6 +108,7 @@ std::map<std::string, TensorEncoding> activation_encodings(const Graph& g, const
   };
   for (const auto& [first, members] : plan.groups)
     if (!gated(members)) encode(members);
+  floors = silu_gate_floors(g, out);
   for (const auto& [first, members] : plan.groups)
     if (gated(members)) encode(members);
   return out;
