@@ -1,11 +1,14 @@
 // quantize --auto (analysis/mixed_search.h) on the zoo yolo11n-pose over generated scenes: the
-// budget holds, the search only keeps what lowers the loss, the result does not depend on
-// threads, the chosen set reproduces the model through --mixed, and bad input is one clear line
-// with nothing written.
+// budget holds, blocks are ranked by their own rounding against the all-16-bit floor and taken by
+// gain per value, the result does not depend on threads, the chosen set reproduces the model
+// through --mixed, and bad input is one clear line with nothing written.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "cli_util.h"
 #include "core/file_io.h"
@@ -47,7 +50,7 @@ std::string base(const AutoFixture& f) {
 
 }  // namespace
 
-TEST(QuantAuto, BudgetHoldsKeptStepsImproveAndThreadsDoNotMatter) {
+TEST(QuantAuto, BudgetHoldsRankedByOwnRoundingAndThreadsDoNotMatter) {
   const AutoFixture& f = fixture();
   std::string runs[2];
   for (int k = 0; k < 2; ++k) {
@@ -65,15 +68,41 @@ TEST(QuantAuto, BudgetHoldsKeptStepsImproveAndThreadsDoNotMatter) {
   auto log = nlohmann::json::parse(read_file(f.dir + "/log1.json"));
   const size_t values = log.at("values"), values16 = log.at("values_16bit");
   EXPECT_LE(values16, values * 8 / 100);
-  double loss = log.at("steps").at(0).at("loss_after");
-  for (const auto& s : log.at("steps")) {
-    if (s.at("phase") == "block") continue;
-    if (s.at("kept").get<bool>()) {
-      EXPECT_LE(s.at("loss_after").get<double>(), loss);
-      loss = s.at("loss_after");
+  const auto& steps = log.at("steps");
+  ASSERT_GE(steps.size(), 3u);
+  EXPECT_EQ(steps.at(0).at("phase"), "base");
+  // The floor: every value at 16 bit loses less than the W8A8 base.
+  ASSERT_EQ(steps.at(1).at("phase"), "floor");
+  const double floor = steps.at(1).at("loss_after");
+  EXPECT_LT(floor, steps.at(0).at("loss_after").get<double>());
+  // Each ranked block: alone at 8 bit, measured against the floor. Its gain per value orders the
+  // promotions: the blocks promoted are those with the best gains per value, in that order.
+  std::map<std::string, double> gain_per_value;
+  std::vector<std::string> promoted;
+  size_t ranked = 0;
+  for (const auto& s : steps) {
+    if (s.at("phase") == "block") {
+      ++ranked;
+      EXPECT_EQ(s.at("loss_before").get<double>(), floor);
+      EXPECT_FALSE(s.at("kept").get<bool>());
+      gain_per_value[s.at("tried")] =
+          (s.at("loss_after").get<double>() - floor) / s.at("values").get<double>();
+    } else if (s.at("phase") == "step") {
+      EXPECT_TRUE(s.at("kept").get<bool>());
+      promoted.push_back(s.at("tried"));
     }
   }
-  EXPECT_LE(log.at("result").at("loss").get<double>(), log.at("base").at("loss").get<double>());
+  EXPECT_GT(ranked, 10u);
+  ASSERT_FALSE(promoted.empty());
+  double last = 1e300;
+  for (const std::string& b : promoted) {
+    if (!gain_per_value.count(b)) continue;  // a single value of a block that did not fit
+    EXPECT_GT(gain_per_value[b], 0) << b;
+    EXPECT_LE(gain_per_value[b], last) << b;
+    last = gain_per_value[b];
+  }
+  EXPECT_EQ(log.at("result").at("loss").get<double>(),
+            steps.back().at("metrics").at("loss").get<double>());
   // The chosen set through --mixed gives the same model.
   auto m = test::run_cli(base(f) + " --mixed " + test::shell_quote(f.dir + "/set1.json") +
                          " --out " + test::shell_quote(f.dir + "/m.onnx"));

@@ -4,14 +4,18 @@
 // candidate QDQ models (simulation, runtime/qdq_fold.h) over validation images and judged by what
 // users lose (eval/detection_loss.h) against the FP32 model's outputs, each group (box, keypoints,
 // scores, anchors across the threshold) relative to the base configuration's:
-//   1. the base model's loss;
-//   2. each block of values (analysis/value_blocks.h) promoted alone: its gain (on at most 16 of
-//      the images: ranking needs less precision than deciding);
-//   3. greedy by gain per value: a block joins when it fits the budget and a run of the set with
-//      it lowers the loss; then values of the best blocks that did not fit, one at a time, the
-//      same way, while budget remains.
-// Every candidate is a real evaluation; the log records each (what was tried, loss before and
-// after, kept or not). Deterministic for given inputs, whatever the number of threads.
+//   1. the base model's loss (every group's unit);
+//   2. each block of values (analysis/value_blocks.h) ranked by the loss its rounding causes
+//      alone: the model with every other value at 16 bit against the model with all at 16 bit
+//      (the floor), on at most 16 of the images. Promoting one block of the W8A8 model instead
+//      removes one of hundreds of rounding errors that add like independent noise, a change the
+//      images' own noise drowns: on yolo11n-pose that ranking picked head branches and a gate
+//      "kept only if a run with it is better" discarded promotions the held-out split rewards;
+//   3. greedy by gain per value: every block with a gain that fits the budget, then single values
+//      of the best blocks that did not fit whole (at most 24, each ranked alone the same way);
+//   4. the chosen set evaluated step by step on all images, for the log and the result's loss.
+// Every ranking and step is a real evaluation; the log records each (what was tried, loss before
+// and after). Deterministic for given inputs, whatever the number of threads.
 #pragma once
 #include <functional>
 #include <set>
@@ -34,11 +38,13 @@ struct MixedSearchOptions {
 };
 
 struct MixedSearchStep {
-  std::string phase;  // "base", "block", "greedy", "value"
+  // "base"; "floor" (every value at 16 bit); "block" / "value" (ranked: the block or value alone at
+  // 8 bit, loss_before the floor's); "step" (a promotion of the chosen set, on every image)
+  std::string phase;
   std::string tried;  // block or value name
-  size_t values = 0;  // values it promotes
+  size_t values = 0;  // values it promotes (ranked: values at 8 bit beyond the floor)
   double loss_before = 0, loss_after = 0;
-  bool kept = false;
+  bool kept = false;      // steps of the chosen set (and the base)
   DetectionLoss metrics;  // of the evaluated set
 };
 
