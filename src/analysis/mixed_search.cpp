@@ -241,9 +241,12 @@ class Search {
     os.precision(4);
     const double eta = done_ ? seconds_ / done_ * std::max<double>(0, planned_ - done_) : 0;
     os << "auto " << opt_.budget_percent << "%: [" << done_ << "/~" << planned_ << "] " << phase
-       << " " << tried << " (+" << values << " values): loss " << after << " (box " << m.box_px
-       << " px, kpt " << m.kpt_px << " px, score " << m.score << ", flipped " << m.flipped << ")"
-       << (kept && phase != "base" ? " kept" : "") << ", ETA " << static_cast<int>(eta) << " s";
+       << " " << tried
+       << (phase == "block" || phase == "value" ? " (" + std::to_string(values) + " at 8 bit alone)"
+                                                : " (+" + std::to_string(values) + " values)")
+       << ": loss " << after << " (box " << m.box_px << " px, kpt " << m.kpt_px << " px, score "
+       << m.score << ", flipped " << m.flipped << ")" << (kept && phase != "base" ? " kept" : "")
+       << ", ETA " << static_cast<int>(eta) << " s";
     opt_.progress(os.str());
   }
 
