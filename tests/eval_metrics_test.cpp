@@ -197,6 +197,20 @@ TEST(EvalDetectionDiff, CountsAndPixelErrors) {
   EXPECT_EQ(d.kpt_px.count, 1);
   EXPECT_NEAR(d.kpt_px.mean, 10.0, 1e-5);
   EXPECT_NEAR(d.score_abs.mean, 0.1, 1e-6);
+  EXPECT_NEAR(d.score_bias, -0.1, 1e-6);
+}
+
+TEST(EvalDetectionDiff, ScoreBiasKeepsTheSignThatTheShiftDrops) {
+  // One score 0.1 higher, one 0.3 lower: |shift| averages 0.2, the signed shift -0.1.
+  DetectionDiffAccumulator acc;
+  acc.add({det(0, 0, 100, 100, 0.5f), det(300, 300, 400, 400, 0.6f)},
+          {det(0, 0, 100, 100, 0.6f), det(300, 300, 400, 400, 0.3f)});
+  const DetectionDiff d = acc.result();
+  EXPECT_NEAR(d.score_abs.mean, 0.2, 1e-6);
+  EXPECT_NEAR(d.score_bias, -0.1, 1e-6);
+  DetectionDiffAccumulator none;
+  none.add({det(0, 0, 1, 1, 0.5f)}, {});
+  EXPECT_EQ(none.result().score_bias, 0.0);  // no matched pair: no bias, not NaN
 }
 
 TEST(EvalDetectionDiff, NothingOnEitherSideIsPerfect) {

@@ -67,7 +67,8 @@ void print_compare_report(const CompareReport& rep, std::ostream& os) {
        << format_number("%.3f", d.kpt_px.p95) << "  max " << format_number("%.3f", d.kpt_px.max)
        << "  (" << d.kpt_px.count << " points visible in the reference)\n";
   os << "  score shift           mean " << format_number("%.4f", d.score_abs.mean) << "  max "
-     << format_number("%.4f", d.score_abs.max) << "\n";
+     << format_number("%.4f", d.score_abs.max) << "  bias " << format_number("%+.4f", d.score_bias)
+     << " (test - reference)\n";
   if (!rep.has_labels) {
     os << "\nlabels: none (name a labels folder, or keep labels/ beside images/)\n";
     return;
@@ -119,7 +120,8 @@ nlohmann::json compare_report_json(const CompareReport& rep) {
                        {"extra", d.extra},
                        {"missing", d.missing},
                        {"box_px", summary_json(d.box_px)},
-                       {"score_shift", summary_json(d.score_abs)}};
+                       {"score_shift", summary_json(d.score_abs)},
+                       {"score_bias", num(d.score_bias)}};
     if (rep.pose) j["detections"]["keypoint_px"] = summary_json(d.kpt_px);
   } else {
     j["detections"] = nullptr;

@@ -38,6 +38,7 @@ int64_t DetectionDiffAccumulator::add(const std::vector<Detection>& ref,
     box_.push_back(std::hypot(t.box[0] - r.box[0], t.box[1] - r.box[1]));
     box_.push_back(std::hypot(t.box[2] - r.box[2], t.box[3] - r.box[3]));
     score_.push_back(std::fabs(t.score - r.score));
+    score_sum_ += static_cast<double>(t.score) - static_cast<double>(r.score);
     const size_t nk = std::min(r.kpts.size(), t.kpts.size());
     for (size_t k = 0; k < nk; ++k)
       if (r.kpts[k].v > kpt_visible_)
@@ -59,6 +60,7 @@ DetectionDiff DetectionDiffAccumulator::result() const {
   d.box_px = summarize(box_);
   d.kpt_px = summarize(kpt_);
   d.score_abs = summarize(score_);
+  d.score_bias = matched_ > 0 ? score_sum_ / static_cast<double>(matched_) : 0.0;
   return d;
 }
 

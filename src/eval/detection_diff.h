@@ -22,6 +22,7 @@ struct DetectionDiff {
   Summary box_px;         // corner distance |(x1,y1)_t - (x1,y1)_r| and |(x2,y2)_t - (x2,y2)_r|
   Summary kpt_px;         // keypoint distance over keypoints visible in the reference (v > 0.5)
   Summary score_abs;      // |score_t - score_r| over matched pairs
+  double score_bias = 0;  // mean of score_t - score_r over matched pairs (< 0: test scores lower)
 };
 
 // One-to-one pairs (reference index, test index) at IoU >= min_iou, matched within each class
@@ -42,6 +43,7 @@ class DetectionDiffAccumulator {
   float min_iou_, kpt_visible_;
   int64_t ref_ = 0, test_ = 0, matched_ = 0;
   std::vector<double> box_, kpt_, score_;
+  double score_sum_ = 0;  // signed, for score_bias
 };
 
 }  // namespace edgeq
