@@ -54,8 +54,8 @@ OPTIONS=(
   "w8a8 --placement cpu --auto 10|--scheme w8a8 --placement cpu --auto 10 --images {F}/search/images --auto-n 32"
 )
 {
-  echo "| edgeq quantize ... | 16-bit values | match vs FP32 | pooled match | box px | kpt px | score shift | pose mAP50-95 drop | box mAP50-95 drop |"
-  echo "|---|---|---|---|---|---|---|---|---|"
+  echo "| edgeq quantize ... | 16-bit values | match vs FP32 | pooled match | extra | box px | kpt px | score shift | score bias | pose mAP50-95 drop | box mAP50-95 drop |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
 } > "$OUT/table.md"
 i=0
 for opt in "${OPTIONS[@]}"; do
@@ -79,9 +79,11 @@ const pts = (j, k) => j.labels && j.labels.ref[k] ? ((j.labels.ref[k].map50_95 -
 const px = (j, k, digits = 2) => (j.detections.matched > 0 && j.detections[k] ? j.detections[k].mean.toFixed(digits) : "-");
 const match = (j) => `${(100 * j.detections.match_rate).toFixed(1)}% (${j.detections.matched}/${j.detections.ref})`;
 const m = a.detections.matched + b.detections.matched, r = a.detections.ref + b.detections.ref;
+const signed = (v) => { const s = v.toFixed(3).replace(/^-(0\.0+)$/, "$1"); return /^(-|0\.0+$)/.test(s) ? s : "+" + s; };
+const bias = (j) => (j.detections.matched > 0 ? signed(j.detections.score_bias) : "-");
 console.log(`| ${process.argv[3]} | ${process.argv[4]} | ${both(match)} | ${(100 * m / r).toFixed(1)}% (${m}/${r}) | ` +
-            `${both((j) => px(j, "box_px"))} | ${both((j) => px(j, "keypoint_px"))} | ` +
-            `${both((j) => px(j, "score_shift", 3))} | ${both((j) => pts(j, "pose"))} | ${both((j) => pts(j, "box"))} |`);
+            `${both((j) => j.detections.extra)} | ${both((j) => px(j, "box_px"))} | ${both((j) => px(j, "keypoint_px"))} | ` +
+            `${both((j) => px(j, "score_shift", 3))} | ${both(bias)} | ${both((j) => pts(j, "pose"))} | ${both((j) => pts(j, "box"))} |`);
 ' "$OUT/A/q$i.json" "$OUT/B/q$i.json" "$name" "${counts[0]} / ${counts[1]}" >> "$OUT/table.md"
 done
 for f in A B; do
