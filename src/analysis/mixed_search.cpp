@@ -113,20 +113,22 @@ class Search {
     const size_t used = count16(current);
     for (const Candidate* b : too_big)
       for (const std::string& v : b->values) {
-        if (singles.size() >= kMaxValueTries || used >= max16_) break;
+        if (singles.size() >= kMaxValueTries) break;
         std::set<std::string> with = current;
         with.insert(v);
         const size_t cost = count16(with) - used;
         if (cost == 0 || count16(with) > max16_) continue;
         singles.push_back({v, {v}, cost, 0});
       }
+    // Ranking the singles, then one step per chosen block and per single that may join.
     planned_ = done_ + singles.size() + chosen.size() + singles.size();
     for (Candidate& c : singles) rank(r, "value", c);
     sort_by_gain(singles);
     for (const Candidate& c : singles) {
+      if (c.gain <= 0) break;  // sorted: no later one gains either
       std::set<std::string> with = current;
       with.insert(c.values[0]);
-      if (c.gain <= 0 || count16(with) > max16_) continue;
+      if (count16(with) > max16_) continue;
       current = with;
       chosen.push_back(c);
     }
