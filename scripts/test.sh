@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
-# Sets up (scripts/setup.sh) and runs the whole test suite with CTest; then (CI) the sanitizer
-# subset (scripts/test_sanitize.sh) and each fuzz harness for a short fixed time (scripts/fuzz.sh).
+# Sets up (scripts/setup.sh) and runs the whole test suite with CTest, and its CPU-level tests
+# again at capped instruction sets; then (CI) the sanitizer subset (scripts/test_sanitize.sh) and
+# each fuzz harness for a short fixed time (scripts/fuzz.sh).
 # EDGEQ_CI_QUICK=1 skips the last two.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Warnings are errors here (and so in CI).
 EDGEQ_WERROR=ON ./scripts/setup.sh
 (cd build && ctest --output-on-failure -j2 --timeout 900)
+# The tests whose arithmetic depends on the CPU level again, with oneDNN and edgeq's loops capped
+# to lower levels (DESIGN.md lesson 10): thread determinism and the int8 convolution at SSE4.1,
+# and at AVX2 too where this CPU has AVX-512 (on an AVX2 CPU the run above is that level).
+(cd build && ONEDNN_MAX_CPU_ISA=SSE41 EDGEQ_SIMD=scalar \
+  ctest --output-on-failure -j2 --timeout 900 -R "ThreadDeterminism|QConv")
+if grep -qw avx512f /proc/cpuinfo; then
+  (cd build && ONEDNN_MAX_CPU_ISA=AVX2 EDGEQ_SIMD=avx2 \
+    ctest --output-on-failure -j2 --timeout 900 -R "ThreadDeterminism|QConv|Int8Exec")
+fi
 if [ "${EDGEQ_CI_QUICK:-0}" != 1 ]; then
   ./scripts/test_sanitize.sh
   EDGEQ_FUZZ_SEED=1 ./scripts/fuzz.sh 15

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <opencv2/core.hpp>
+#include <optional>
 #include <random>
 
 #include "analysis/decode_tail.h"
@@ -19,6 +20,7 @@
 #include "runtime/executor.h"
 #include "runtime/fake_quant.h"
 #include "runtime/int8_lowering.h"
+#include "runtime/int8_pairs.h"
 #include "test_util.h"
 #include "vision/augment.h"
 #include "vision/image_io.h"
@@ -42,10 +44,52 @@ struct QConvCase {
   bool codes_out;
 };
 
+// Each case against a plain integer reference: no code more than one step off, few one off.
+void check_qconv_cases(const std::vector<QConvCase>& cases);
+
+// Random weights in [-127, 127]: most channels hold pairs that overflow int16 on a CPU without
+// VNNI (255 x (w_a + w_b) > 32767), so this fails where QConv runs oneDNN's pair-saturating
+// kernel on them. Checked with the CPU's own choice of path and with the split weights forced
+// (kernels/qconv.cpp), so a VNNI machine checks the split path too.
 TEST(QConv, MatchesIntegerReference) {
-  const QConvCase cases[] = {{8, 16, 9, 3, 1, 1, true},   {16, 8, 10, 3, 2, 1, true},
-                             {16, 16, 7, 3, 1, 16, true}, {8, 24, 6, 1, 1, 1, true},
-                             {8, 16, 9, 3, 1, 1, false},  {12, 12, 8, 5, 1, 12, false}};
+  const std::vector<QConvCase> cases = {{8, 16, 9, 3, 1, 1, true},   {16, 8, 10, 3, 2, 1, true},
+                                        {16, 16, 7, 3, 1, 16, true}, {8, 24, 6, 1, 1, 1, true},
+                                        {8, 16, 9, 3, 1, 1, false},  {12, 12, 8, 5, 1, 12, false}};
+  for (std::optional<bool> split : {std::optional<bool>(), std::optional<bool>(true)}) {
+    SCOPED_TRACE(split ? "split weights forced" : "this CPU's path");
+    set_int8_pairs_saturate(split);
+    check_qconv_cases(cases);
+  }
+  set_int8_pairs_saturate(std::nullopt);
+}
+
+// The weight pairs that can overflow int16 (255 x |w_a + w_b| > 32767 for two of one sign), by
+// hand, and the split that keeps both halves within [-64, 64].
+TEST(QConv, WeightPairsThatCanOverflowAndTheirSplit) {
+  auto can = [](std::vector<int8_t> w) { return weight_pairs_can_overflow(w.data(), w.size()); };
+  EXPECT_FALSE(can({64, 64}));        // 255 x 128 = 32640
+  EXPECT_TRUE(can({65, 0, 64}));      // 255 x 129 = 32895
+  EXPECT_FALSE(can({127, 1}));        // 128
+  EXPECT_TRUE(can({2, -5, 127}));     // 129
+  EXPECT_FALSE(can({127, -127, 1}));  // opposite signs never overflow
+  EXPECT_TRUE(can({-64, 3, -65}));    // -129 x 255 = -32895 < -32768
+  EXPECT_FALSE(can({-128}));          // one weight alone: 255 x -128 = -32640
+  EXPECT_FALSE(can({}));
+  for (int w = -128; w <= 127; ++w) {
+    const int8_t a = split_first(int8_t(w)), b = split_second(int8_t(w));
+    EXPECT_EQ(a + b, w);
+    EXPECT_LE(std::abs(a), 64);
+    EXPECT_LE(std::abs(b), 64);
+  }
+  Tensor rows(DType::kInt8, {2, 3});
+  const int8_t values[] = {10, 20, 30, 100, -1, 40};
+  std::copy(values, values + 6, rows.data<int8_t>());
+  EXPECT_TRUE(weight_pairs_can_overflow(rows));  // the second row: 100 + 40
+  rows.data<int8_t>()[5] = 28;
+  EXPECT_FALSE(weight_pairs_can_overflow(rows));  // 128 at most
+}
+
+void check_qconv_cases(const std::vector<QConvCase>& cases) {
   std::mt19937 rng(7);
   for (const QConvCase& c : cases) {
     const int64_t pad = c.k / 2, cig = c.c_in / c.group, cog = c.c_out / c.group;
@@ -222,8 +266,23 @@ std::vector<Detection> detections(const Tensor& out) {
   return decode_detections(out, PostprocessOptions{}, layout);
 }
 
+// Whether ONNX Runtime's int8 kernels on this CPU sum u8 x s8 products in int32 (VNNI) rather than
+// in saturating int16 pairs (ORT's CPU library dispatches on the CPU itself, not on oneDNN's cap).
+bool cpu_has_vnni() {
+#if defined(__x86_64__) || defined(__i386__)
+  return __builtin_cpu_supports("avx512vnni") || __builtin_cpu_supports("avxvnni");
+#else
+  return true;
+#endif
+}
+
 }  // namespace
 
+// --exec int8 against the QDQ formula, on every CPU: the simulation, and ONNX Runtime with graph
+// optimization "basic". Then, on purpose, ORT's own int8 kernels (its default session): with VNNI
+// they agree with the integer run; without it they add products in saturating int16 pairs
+// (DESIGN.md lesson 10) and land further from the formula than the integer run, whose QConv
+// splits the weights where a pair could overflow (kernels/qconv.cpp).
 TEST(Int8ExecRealModel, DetectionsMatchSimulationAndOnnxRuntime) {
   EDGEQ_REQUIRE_SHARED();
   const RealW8A8& r = real_w8a8();
@@ -231,71 +290,81 @@ TEST(Int8ExecRealModel, DetectionsMatchSimulationAndOnnxRuntime) {
   int8.exec = ExecMode::kInt8;
   Executor sim(r.model), ints8(r.model, int8);
   DetectionDiffAccumulator vs_sim;
-  std::vector<Tensor> int8_out;
+  std::vector<Tensor> int8_out, sim_out;
   for (const Tensor& x : r.images) {
     int8_out.push_back(ints8.run({{"images", x}}).at("output0"));
-    vs_sim.add(detections(sim.run({{"images", x}}).at("output0")), detections(int8_out.back()));
+    sim_out.push_back(sim.run({{"images", x}}).at("output0"));
+    vs_sim.add(detections(sim_out.back()), detections(int8_out.back()));
   }
   DetectionDiff ds = vs_sim.result();
-  std::printf("int8 vs simulation: %lld of %lld detections matched, %lld extra, box %.2f px mean\n",
-              (long long)ds.matched, (long long)ds.ref_count, (long long)ds.extra, ds.box_px.mean);
-  EXPECT_GE(ds.match_rate, 0.9);
+  std::printf(
+      "int8 vs simulation (int8 pairs %s on this CPU): %lld of %lld detections matched, %lld "
+      "extra, box %.2f px mean\n",
+      cpu_int8_pairs_saturate() ? "split where they could saturate" : "summed in int32",
+      (long long)ds.matched, (long long)ds.ref_count, (long long)ds.extra, ds.box_px.mean);
+  // Requantization in float flips a code by a step now and then and the flips cascade, as between
+  // two exact engines (the simulation and ORT's formula match 134 of 138 here). Measured 135 of
+  // 140 on an AVX2 CPU without VNNI (Zen 3).
+  EXPECT_GE(ds.match_rate, 0.95);
 
   EDGEQ_REQUIRE_ORT();
   std::string dir = test::temp_dir("int8_ort");
   save_onnx(r.model, dir + "/w8a8.onnx");
   std::vector<std::map<std::string, Tensor>> feeds;
   for (const Tensor& x : r.images) feeds.push_back({{"images", x}});
-  auto ort = test::run_ort_many(dir + "/w8a8.onnx", feeds);
-  DetectionDiffAccumulator vs_ort, sim_vs_ort;
+  const auto formula = test::run_ort_many(dir + "/w8a8.onnx", feeds, test::OrtGraph::kFormula);
+  const auto kernels = test::run_ort_many(dir + "/w8a8.onnx", feeds, test::OrtGraph::kOrtKernels);
+  DetectionDiffAccumulator int8_vs_formula, sim_vs_formula, kernels_vs_formula, int8_vs_kernels;
   for (size_t k = 0; k < r.images.size(); ++k) {
-    vs_ort.add(detections(ort[k].at("output0")), detections(int8_out[k]));
-    sim_vs_ort.add(detections(ort[k].at("output0")),
-                   detections(sim.run({{"images", r.images[k]}}).at("output0")));
+    const auto ref = detections(formula[k].at("output0"));
+    int8_vs_formula.add(ref, detections(int8_out[k]));
+    sim_vs_formula.add(ref, detections(sim_out[k]));
+    kernels_vs_formula.add(ref, detections(kernels[k].at("output0")));
+    int8_vs_kernels.add(detections(kernels[k].at("output0")), detections(int8_out[k]));
   }
-  DetectionDiff d = vs_ort.result(), s = sim_vs_ort.result();
-  // Pose mAP of both on the labelled photos (detections at conf 0.001, as Ultralytics val).
-  TaskMetricsAccumulator map_int8(true), map_sim(true), map_ort(true);
+  const DetectionDiff d = int8_vs_formula.result(), s = sim_vs_formula.result(),
+                      kf = kernels_vs_formula.result(), ik = int8_vs_kernels.result();
+  // Pose mAP on the labelled photos (detections at conf 0.001, as Ultralytics val).
+  TaskMetricsAccumulator map_int8(true), map_sim(true), map_formula(true);
   PostprocessOptions val;
   val.conf = 0.001f;
   const YoloLayout layout = yolo_layout_for(r.model, int8_out[0].shape());
   for (size_t k = 0; k < r.labelled.size(); ++k) {
     const size_t i = r.labelled[k];
     map_int8.add(r.labels[k], postprocess(int8_out[i], r.boxes[k], val, layout));
-    map_sim.add(r.labels[k], postprocess(sim.run({{"images", r.images[i]}}).at("output0"),
-                                         r.boxes[k], val, layout));
-    map_ort.add(r.labels[k], postprocess(ort[i].at("output0"), r.boxes[k], val, layout));
+    map_sim.add(r.labels[k], postprocess(sim_out[i], r.boxes[k], val, layout));
+    map_formula.add(r.labels[k], postprocess(formula[i].at("output0"), r.boxes[k], val, layout));
   }
-  const TaskMetrics mi = map_int8.result(), ms = map_sim.result(), mo = map_ort.result();
+  const TaskMetrics mi = map_int8.result(), ms = map_sim.result(), mf = map_formula.result();
   std::printf(
       "pose mAP50-95 on the 40 labelled images: int8 %.4f, simulation %.4f, ONNX Runtime "
-      "int8 %.4f; box mAP50-95 %.4f / %.4f / %.4f\n",
-      mi.pose.map50_95, ms.pose.map50_95, mo.pose.map50_95, mi.box.map50_95, ms.box.map50_95,
-      mo.box.map50_95);
-  // On 40 images a few keypoints across an OKS threshold move pose mAP by a point or more: the
-  // bit-exact simulation and ORT differ by 0.3 to 0.9 point depending on the calibration. So the
-  // integer run is held to not losing more than 1.5 points against either (it must not cost
-  // accuracy); it may score higher. Measured: int8 0.3528, simulation 0.3452, ORT 0.3421 before
-  // the thread-determinism change to one float conv (different stats, another W8A8 file); int8
-  // 0.3603, simulation 0.3353, ORT 0.3444 after it; int8 0.3526, simulation 0.3505, ORT 0.3607 in
-  // the portable build (no fused multiply-adds); int8 0.3669, simulation 0.3669, ORT 0.3604 with
-  // the float output assembly and SiLU grid point. The issue's 0.5 point is not shown here.
-  EXPECT_GE(mi.pose.map50_95, ms.pose.map50_95 - 0.015);
-  EXPECT_GE(mi.pose.map50_95, mo.pose.map50_95 - 0.015);
-  EXPECT_LE(std::fabs(mi.box.map50_95 - mo.box.map50_95), 0.01);
-  std::printf("(simulation vs ONNX Runtime: %lld of %lld matched, box %.2f px mean)\n",
-              (long long)s.matched, (long long)s.ref_count, s.box_px.mean);
+      "(formula) %.4f; box mAP50-95 %.4f / %.4f / %.4f\n",
+      mi.pose.map50_95, ms.pose.map50_95, mf.pose.map50_95, mi.box.map50_95, ms.box.map50_95,
+      mf.box.map50_95);
   std::printf(
-      "int8 vs ONNX Runtime (its own int8 kernels): %lld of %lld detections matched, %lld "
-      "extra, box %.2f px mean, keypoints %.2f px mean\n",
-      (long long)d.matched, (long long)d.ref_count, (long long)d.extra, d.box_px.mean,
-      d.kpt_px.mean);
-  // ONNX Runtime runs this file on its own int8 kernels (QLinearConv, QLinearSigmoid, its
-  // QLinearSoftmax, ...), not the QDQ formula: even the bit-exact simulation differs from it by a
-  // few detections (8-bit flips cascade, DESIGN.md lesson 7). The integer run must agree with ORT
-  // about as well as the simulation does.
+      "against ONNX Runtime's QDQ formula: int8 %lld of %lld matched (box %.2f px, keypoints %.2f "
+      "px), simulation %lld, ORT's own int8 kernels %lld (box %.2f px, keypoints %.2f px)\n",
+      (long long)d.matched, (long long)d.ref_count, d.box_px.mean, d.kpt_px.mean,
+      (long long)s.matched, (long long)kf.matched, kf.box_px.mean, kf.kpt_px.mean);
+  std::printf("int8 vs ORT's own int8 kernels (%s VNNI on this CPU): %lld of %lld matched\n",
+              cpu_has_vnni() ? "with" : "without", (long long)ik.matched, (long long)ik.ref_count);
+  // The integer run holds to the formula as well as the bit-exact simulation does (8-bit flips
+  // cascade between engines, DESIGN.md lesson 7).
+  EXPECT_GE(d.match_rate, 0.95);
   EXPECT_GE(d.match_rate, s.match_rate - 0.03);
-  EXPECT_GE(d.match_rate, 0.97);
+  // On 40 images a few keypoints across an OKS threshold move pose mAP by a point or more; the
+  // integer run must not cost more than 1.5 points against the simulation or the formula.
+  EXPECT_GE(mi.pose.map50_95, ms.pose.map50_95 - 0.015);
+  EXPECT_GE(mi.pose.map50_95, mf.pose.map50_95 - 0.015);
+  EXPECT_LE(std::fabs(mi.box.map50_95 - mf.box.map50_95), 0.01);
+  if (cpu_has_vnni()) {
+    // ORT's int8 kernels sum in int32 here: they agree with the integer run as the formula does.
+    EXPECT_GE(ik.match_rate, 0.97);
+  } else {
+    // Without VNNI ORT's kernels saturate: measured 85% against the formula on 40 photos the
+    // quantizer never saw (issue 26), where the integer run keeps to it.
+    EXPECT_LT(kf.match_rate, d.match_rate - 0.03);
+  }
 }
 
 }  // namespace

@@ -315,8 +315,9 @@ TEST(QuantCli, W8A8KeepsTheDecodeTailAt16BitUnlessA16None) {
   EXPECT_GT(n16, 3u);
   EXPECT_GT(n8, 10 * n16);
   // ONNX Runtime loads and runs the mixed 8/16-bit model (8-bit Q/DQ in the ONNX domain, 16-bit
-  // ones per --qdq16) and scores the same anchors above 0.25 (at least 80% overlap: at 8 bit a
-  // rounding flip between runtimes can move a borderline score across the threshold).
+  // ones per --qdq16) as the QDQ formula (graph optimization "basic") and scores the same anchors
+  // above 0.25 (at least 80% overlap: at 8 bit a rounding flip between runtimes can move a
+  // borderline score across the threshold).
   EDGEQ_REQUIRE_ORT();
   const std::string img = list_images(fx.images).at(0);
   std::map<std::string, Tensor> feed = {

@@ -154,6 +154,7 @@ TEST(QuantRealModel, QdqModelsMatchOnnxRuntime) {
         "> 0.25: box %.3g px, score %.3g\n",
         scheme, int_acts, q.encodings.params.size(), rl2, rl2_ort, worst.box, worst.score,
         worst.confident, worst.box_conf, worst.score_conf);
+    // ORT runs the QDQ formula here (graph optimization "basic", test::OrtGraph::kFormula).
     // Float rounding differs between implementations (oneDNN vs MLAS sums); at each
     // QuantizeLinear a few values on a rounding boundary flip by one step, and the flips spread.
     // The two simulations must still agree far better than the quantized model agrees with FP32

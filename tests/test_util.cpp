@@ -87,7 +87,8 @@ std::string temp_dir(const std::string& tag) {
 }
 
 std::vector<std::map<std::string, Tensor>> run_ort_many(
-    const std::string& model, const std::vector<std::map<std::string, Tensor>>& runs) {
+    const std::string& model, const std::vector<std::map<std::string, Tensor>>& runs,
+    OrtGraph how) {
   EDGEQ_CHECK(!runs.empty(), "run_ort_many needs at least one run");
   std::string dir = temp_dir("ort");
   std::map<std::string, std::string> files;  // input name -> comma-separated npy files
@@ -98,7 +99,9 @@ std::vector<std::map<std::string, Tensor>> run_ort_many(
       save_npy(t, file);
       files[name] += (files[name].empty() ? "" : ",") + file;
     }
-  std::string cmd = "node '" + ort_script() + "' run '" + model + "' '" + dir + "/out'";
+  const char* level = how == OrtGraph::kFormula ? "basic" : "all";
+  std::string cmd =
+      "node '" + ort_script() + "' run --opt " + level + " '" + model + "' '" + dir + "/out'";
   for (const auto& [name, list] : files) cmd += " '" + name + "=" + list + "'";
   cmd += " 2> '" + dir + "/err.txt'";
   if (std::system(cmd.c_str()) != 0) {
@@ -118,8 +121,8 @@ std::vector<std::map<std::string, Tensor>> run_ort_many(
 }
 
 std::map<std::string, Tensor> run_ort(const std::string& model,
-                                      const std::map<std::string, Tensor>& inputs) {
-  return run_ort_many(model, {inputs}).front();
+                                      const std::map<std::string, Tensor>& inputs, OrtGraph how) {
+  return run_ort_many(model, {inputs}, how).front();
 }
 
 double max_abs_diff(const Tensor& a, const Tensor& b) {

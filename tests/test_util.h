@@ -15,13 +15,21 @@ std::string real_model_path();  // shared/models/yolo11n-pose.onnx or ""
 std::string coco8_pose_dir();   // shared/data/coco8-pose or ""
 // Empty when the ORT oracle can run; otherwise the reason it cannot.
 std::string ort_unavailable_reason();
+// How ONNX Runtime runs a model. kFormula (graph optimization "basic") keeps QDQ as
+// DequantizeLinear -> float op -> QuantizeLinear: the exact QDQ formula, the oracle for what
+// edgeq computes. kOrtKernels (ORT's default, "all") fuses 8-bit QDQ into ORT's own int8 kernels,
+// which add u8 x s8 products in saturating int16 pairs on x86 CPUs without VNNI (DESIGN.md
+// lesson 10): only tests of those kernels ask for it, and say what they expect on each CPU kind.
+enum class OrtGraph { kFormula, kOrtKernels };
 // Runs `model` in ONNX Runtime (CPU) on `inputs`; returns outputs by name ('/', '\\' and ':' in
 // names become '_').
 std::map<std::string, Tensor> run_ort(const std::string& model,
-                                      const std::map<std::string, Tensor>& inputs);
+                                      const std::map<std::string, Tensor>& inputs,
+                                      OrtGraph how = OrtGraph::kFormula);
 // Same, one ORT session for several input sets.
 std::vector<std::map<std::string, Tensor>> run_ort_many(
-    const std::string& model, const std::vector<std::map<std::string, Tensor>>& runs);
+    const std::string& model, const std::vector<std::map<std::string, Tensor>>& runs,
+    OrtGraph how = OrtGraph::kFormula);
 // A fresh temporary directory for one test, removed with everything in it when the test process
 // ends.
 std::string temp_dir(const std::string& tag);

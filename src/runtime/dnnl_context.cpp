@@ -12,4 +12,9 @@ dnnl::stream& dnnl_stream() {
   return s;
 }
 
+dnnl::stream& dnnl_thread_stream() {
+  thread_local dnnl::stream s(dnnl_engine());
+  return s;
+}
+
 }  // namespace edgeq

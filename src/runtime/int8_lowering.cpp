@@ -7,6 +7,7 @@
 #include "ir/op_traits.h"
 #include "runtime/fake_quant.h"
 #include "runtime/fusion.h"
+#include "runtime/int8_pairs.h"
 
 namespace edgeq {
 namespace {
@@ -213,6 +214,8 @@ class Lowering {
         set_fake_quant(q, kInputGridAttr, grid.at(n.inputs[0]));
         q.attrs[kWeightScalesAttr] = Attribute::reals(iw->scales);
         q.attrs[kCodesOutAttr] = Attribute::integer(outputs_coded ? 1 : 0);
+        ++plan_.qconvs;
+        plan_.split_qconvs += int8_conv_splits_weights(src_.initializers.at(iw->codes));
         return emit(std::move(q), true);
       }
     }

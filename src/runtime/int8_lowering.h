@@ -38,6 +38,8 @@ inline const char* kBinaryOpAttr = "edgeq.op";                // QBinary: Add, S
 struct Int8Plan {
   size_t coded_values = 0;  // activations stored as codes
   size_t integer_ops = 0;   // nodes running on codes
+  size_t qconvs = 0;        // convolutions on codes
+  size_t split_qconvs = 0;  // ... of them on split weights (runtime/int8_pairs.h)
   // One line per op type that reads or writes 8-bit values but runs in float (no int8 kernel).
   std::vector<std::string> float_ops;
 };

@@ -14,15 +14,12 @@ Layout choose_layout(const Node& node, const std::vector<ValueDesc>& inputs,
   const OpTraits& traits = op_traits(node);
   if (!traits.nhwc || inputs.empty() || !is_activation_4d(inputs[0]) || inputs[0].constant)
     return Layout::kPlain;
-  // Conv and QConv: NHWC, but a float 1x1 Conv reading a plain value (the DFL's Conv after its
-  // Softmax) runs plain (oneDNN's GEMM) rather than convert both ways. Not QConv: oneDNN has only
-  // its slow reference int8 kernel for plain layouts.
-  if (traits.data == DataInputs::kWeighted) {
-    const bool one_by_one = inputs.size() > 1 && inputs[1].shape.size() == 4 &&
-                            inputs[1].shape[2] == 1 && inputs[1].shape[3] == 1;
-    const bool plain = op == "Conv" && one_by_one && !input_is_nhwc(0);
-    return plain ? Layout::kPlain : Layout::kNHWC;
-  }
+  // Conv and QConv: always NHWC, even where the input is plain (the DFL's Conv after its Softmax,
+  // a value a hook reads in its ONNX layout, a DequantizeLinear's output): oneDNN's plain-layout
+  // float convolution is a GEMM whose sums follow the thread count on AVX2, so results would
+  // depend on --threads and on which values are watched; its plain int8 one is a slow reference
+  // kernel.
+  if (traits.data == DataInputs::kWeighted) return Layout::kNHWC;
   if (op == "MaxPool" || op == "AveragePool" || op == "Resize")
     return input_is_nhwc(0) ? Layout::kNHWC : Layout::kPlain;
   const bool elementwise = traits.elementwise;

@@ -32,6 +32,12 @@ Graph runtime_graph(const Graph& g, const std::vector<bool>& folded, ValueDescs&
     Int8Plan plan = lower_to_int8(rt, descs, g, watches.protect);
     for (const std::string& line : plan.float_ops)
       notices.push_back("int8: runs in float (no int8 kernel): " + line);
+    if (plan.split_qconvs > 0)
+      notices.push_back("int8: " + std::to_string(plan.split_qconvs) + " of " +
+                        std::to_string(plan.qconvs) +
+                        " convolutions run on split weights: this CPU adds int8 products in "
+                        "saturating int16 pairs (no VNNI) and two of their weights could "
+                        "overflow one; exact, at about twice the integer work");
   }
   return rt;
 }

@@ -1,8 +1,13 @@
 #!/usr/bin/env node
 // ONNX Runtime oracle for edgeq's tests and benchmarks.
-//   node ort_run.js run   MODEL OUTDIR NAME=in.npy [NAME=in.npy ...]   -> OUTDIR/<output>.npy
+//   node ort_run.js run [--opt LEVEL] MODEL OUTDIR NAME=in.npy [NAME=in.npy ...]
+//                                                              -> OUTDIR/<output>.npy
 //     NAME=a.npy,b.npy,... runs once per file (one session): OUTDIR/<k>/<output>.npy
-//   node ort_run.js bench MODEL THREADS RUNS WARMUP                     -> JSON latency line
+//   node ort_run.js bench [--opt LEVEL] MODEL THREADS RUNS WARMUP -> JSON latency line
+// --opt: ORT's graph optimization level, disabled | basic | extended | all (default all, ORT's
+// own default). "basic" keeps QDQ as DequantizeLinear -> float op -> QuantizeLinear, the exact
+// QDQ formula; "all" fuses 8-bit QDQ into ORT's int8 kernels, which on x86 CPUs without VNNI add
+// u8 x s8 products in saturating int16 pairs (DESIGN.md lesson 10).
 // Output names have '/' replaced by '_' in file names, as `edgeq infer` does.
 'use strict';
 const fs = require('fs');
@@ -48,8 +53,9 @@ function writeNpy(file, tensor) {
   fs.writeFileSync(file, Buffer.concat([pre, Buffer.from(header, 'latin1'), data]));
 }
 
-async function run(model, outdir, feeds) {
-  const session = await ort.InferenceSession.create(model, {intraOpNumThreads: 2});
+async function run(opt, model, outdir, feeds) {
+  const session = await ort.InferenceSession.create(
+      model, {intraOpNumThreads: 2, graphOptimizationLevel: opt});
   const lists = {};
   for (const f of feeds) {
     const eq = f.indexOf('=');
@@ -69,8 +75,9 @@ async function run(model, outdir, feeds) {
   }
 }
 
-async function bench(model, threads, runs, warmup) {
-  const opts = {intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential'};
+async function bench(opt, model, threads, runs, warmup) {
+  const opts = {intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential',
+                graphOptimizationLevel: opt};
   const session = await ort.InferenceSession.create(model, opts);
   const meta = session.inputMetadata ? session.inputMetadata : null;
   const inputs = {};
@@ -98,8 +105,16 @@ async function bench(model, threads, runs, warmup) {
                               min_ms: ms[0], median_ms: q(0.5), p95_ms: q(0.95), samples_ms: ms}));
 }
 
-const [cmd, ...args] = process.argv.slice(2);
-(cmd === 'run' ? run(args[0], args[1], args.slice(2))
- : cmd === 'bench' ? bench(args[0], Number(args[1]), Number(args[2]), Number(args[3]))
- : Promise.reject(new Error('usage: ort_run.js run|bench ...')))
+const LEVELS = ['disabled', 'basic', 'extended', 'all'];
+const [cmd, ...rest] = process.argv.slice(2);
+let opt = 'all';
+let args = rest;
+if (args[0] === '--opt') {
+  opt = args[1];
+  args = args.slice(2);
+}
+(!LEVELS.includes(opt) ? Promise.reject(new Error(`--opt must be one of ${LEVELS.join(', ')}`))
+ : cmd === 'run' ? run(opt, args[0], args[1], args.slice(2))
+ : cmd === 'bench' ? bench(opt, args[0], Number(args[1]), Number(args[2]), Number(args[3]))
+ : Promise.reject(new Error('usage: ort_run.js run|bench [--opt LEVEL] ...')))
   .catch(e => { console.error('ort_run: ' + e.message); process.exit(1); });

@@ -112,33 +112,53 @@ class MatMulKernel : public Kernel {
   }
 
  private:
+  // oneDNN's GEMM splits its sums by the thread count on AVX2 (the attention MatMuls of
+  // yolo11n-pose differ between 1 and 3 threads), so the product runs in fixed pieces: one batch
+  // and up to kRowsPerCall rows each, every piece on one thread (oneDNN runs single-threaded inside
+  // a parallel region). The pieces, and so the sums, are the same at any thread count.
+  static constexpr int64_t kRowsPerCall = 32;
+
+  dnnl::matmul piece_primitive(int64_t rows) const {
+    using dnnl::memory;
+    memory::desc a_md({1, rows, k_}, memory::data_type::f32, memory::format_tag::abc);
+    memory::desc b_md({1, k_, n_}, memory::data_type::f32, memory::format_tag::abc);
+    memory::desc y_md({1, rows, n_}, memory::data_type::f32, memory::format_tag::abc);
+    return dnnl::matmul(
+        dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, y_md), dnnl_engine()));
+  }
+
   void run_dnnl(const Tensor& a, const Tensor& b, Tensor& y) {
     using dnnl::memory;
-    if (!prim_) {
-      const memory::dim bt = batches_;
-      memory::desc a_md({bt, m_, k_}, memory::data_type::f32, memory::format_tag::abc);
-      memory::desc b_md({b_shared_ ? 1 : bt, k_, n_}, memory::data_type::f32,
-                        memory::format_tag::abc);
-      memory::desc y_md({bt, m_, n_}, memory::data_type::f32, memory::format_tag::abc);
-      dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, y_md), dnnl_engine());
-      prim_ = dnnl::matmul(pd);
-      a_mem_ = memory(a_md, dnnl_engine(), DNNL_MEMORY_NONE);
-      b_mem_ = memory(b_md, dnnl_engine(), DNNL_MEMORY_NONE);
-      y_mem_ = memory(y_md, dnnl_engine(), DNNL_MEMORY_NONE);
+    const int64_t full = std::min(m_, kRowsPerCall), tail = m_ % full;
+    if (!full_) {
+      full_ = piece_primitive(full);
+      if (tail) tail_ = piece_primitive(tail);
     }
-    a_mem_.set_data_handle(const_cast<void*>(a.raw()));
-    b_mem_.set_data_handle(const_cast<void*>(b.raw()));
-    y_mem_.set_data_handle(y.raw());
-    prim_.execute(dnnl_stream(),
-                  {{DNNL_ARG_SRC, a_mem_}, {DNNL_ARG_WEIGHTS, b_mem_}, {DNNL_ARG_DST, y_mem_}});
-    dnnl_stream().wait();
+    const int64_t per_batch = (m_ + full - 1) / full, pieces = batches_ * per_batch;
+    const float* ap = a.data<float>();
+    const float* bp = b.data<float>();
+    float* yp = y.data<float>();
+#pragma omp parallel for schedule(static) if (pieces > 1)
+    for (int64_t piece = 0; piece < pieces; ++piece) {
+      const int64_t bi = piece / per_batch, r0 = (piece % per_batch) * full;
+      const int64_t rows = std::min(full, m_ - r0);
+      const dnnl::matmul& prim = rows == full ? full_ : tail_;
+      auto md = [](int64_t r, int64_t c) {
+        return memory::desc({1, r, c}, memory::data_type::f32, memory::format_tag::abc);
+      };
+      memory am(md(rows, k_), dnnl_engine(), const_cast<float*>(ap + (bi * m_ + r0) * k_));
+      memory bm(md(k_, n_), dnnl_engine(), const_cast<float*>(bp + (b_shared_ ? 0 : bi * k_ * n_)));
+      memory ym(md(rows, n_), dnnl_engine(), yp + (bi * m_ + r0) * n_);
+      prim.execute(dnnl_thread_stream(),
+                   {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, ym}});
+      dnnl_thread_stream().wait();
+    }
   }
 
   int64_t m_ = 0, k_ = 0, n_ = 0, batches_ = 1;
   bool use_dnnl_ = false, b_shared_ = false;
   std::vector<int64_t> a_off_, b_off_;
-  dnnl::primitive prim_;
-  dnnl::memory a_mem_, b_mem_, y_mem_;
+  dnnl::matmul full_, tail_;  // pieces of min(M, kRowsPerCall) rows, and the rest
 };
 
 class GemmKernel : public Kernel {

@@ -8,29 +8,163 @@
 // Inputs: x (uint8 codes), w (int8 codes, [O, I/group, kH, kW], zero point 0), optional bias
 // (int32, scale s_x * s_w[c]). Attributes: Conv's own, kInputGridAttr (x's grid),
 // kWeightScalesAttr (one per output channel), kFakeQuantOutAttr and kCodesOutAttr.
+//
+// Where the CPU adds products in saturating int16 pairs (runtime/int8_pairs.h) and two weights of
+// a channel could overflow, each weight is split in two halves within [-64, 64] that no pair can
+// overflow: two oneDNN convolutions, one per half, sum into int32, and the halves' sums are added
+// and requantized here with the arithmetic of the fused path. The accumulator is then the exact
+// integer sum on every CPU.
+
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
+#include "core/simd.h"
 #include "runtime/int8_lowering.h"
+#include "runtime/int8_pairs.h"
 #include "runtime/kernels/conv_common.h"
 #include "runtime/kernels/registry.h"
 
 namespace edgeq {
 namespace {
 
+// The split path's requantization of one run of sums a + b, with the fused path's arithmetic:
+// v = (float(a + b) + bias) * scale (bias and scale per value where `per_value`, else one for the
+// run), then 8-bit codes (the zero point added, rounded half to even, saturated) or floats (the
+// output's fake-quant step when it has one). Clones per instruction set (core/simd.h).
+struct RequantRun {
+  FakeQuantParams fake_quant;
+  float zero_point = 0;
+};
+
+template <bool per_value>
+EDGEQ_ALWAYS_INLINE float requant_value(const int32_t* a, const int32_t* b, const float* bias,
+                                        const float* scale, int64_t j) {
+  const int64_t c = per_value ? j : 0;
+  return (static_cast<float>(a[j] + b[j]) + bias[c]) * scale[c];
+}
+
+template <bool per_value>
+EDGEQ_ALWAYS_INLINE void requant_codes_body(const int32_t* a, const int32_t* b, const float* bias,
+                                            const float* scale, int64_t n, RequantRun rq,
+                                            uint8_t* y) {
+#pragma omp simd
+  for (int64_t j = 0; j < n; ++j) {
+    float k = std::rint(requant_value<per_value>(a, b, bias, scale, j) + rq.zero_point);
+    k = k > 255.f ? 255.f : k;
+    k = k >= 0.f ? k : 0.f;
+    y[j] = static_cast<uint8_t>(static_cast<int32_t>(k));
+  }
+}
+EDGEQ_SIMD_CLONES(template <bool per_value>, void, requant_codes, requant_codes_body<per_value>,
+                  (const int32_t* a, const int32_t* b, const float* bias, const float* scale,
+                   int64_t n, RequantRun rq, uint8_t* y),
+                  (a, b, bias, scale, n, rq, y))
+
+template <bool per_value>
+EDGEQ_ALWAYS_INLINE void requant_values_body(const int32_t* a, const int32_t* b, const float* bias,
+                                             const float* scale, int64_t n, RequantRun rq,
+                                             float* y) {
+  const FakeQuantParams& p = rq.fake_quant;
+  if (!p.active()) {
+#pragma omp simd
+    for (int64_t j = 0; j < n; ++j) y[j] = requant_value<per_value>(a, b, bias, scale, j);
+    return;
+  }
+#pragma omp simd
+  for (int64_t j = 0; j < n; ++j)
+    y[j] = fake_quant(requant_value<per_value>(a, b, bias, scale, j), p.scale, p.lo, p.hi);
+}
+EDGEQ_SIMD_CLONES(template <bool per_value>, void, requant_values, requant_values_body<per_value>,
+                  (const int32_t* a, const int32_t* b, const float* bias, const float* scale,
+                   int64_t n, RequantRun rq, float* y),
+                  (a, b, bias, scale, n, rq, y))
+
 class QConv final : public Kernel {
  public:
-  explicit QConv(const KernelInit& init) : conv_(spec(init)) {
+  explicit QConv(const KernelInit& init) {
+    DnnlConvSpec s = spec(init);
+    if (int8_conv_splits_weights(s.weight_data)) {
+      split_ = true;
+      second_ = std::make_unique<DnnlConv>(half(s, split_second));
+      s = half(s, split_first);
+    }
+    conv_ = std::make_unique<DnnlConv>(std::move(s));
     outputs.push_back(
         {codes_out_ ? DType::kUInt8 : DType::kFloat32, geom_.output_shape(), nullptr});
     applies_fake_quant = true;
   }
 
   void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
-    conv_.run(in[0]->raw(), out[0]->raw(), src_zero_point_, dst_zero_point_);
+    if (!split_) return conv_->run(in[0]->raw(), out[0]->raw(), src_zero_point_, dst_zero_point_);
+    conv_->run(in[0]->raw(), first_.data(), src_zero_point_, 0);
+    second_->run(in[0]->raw(), second_sums_.data(), src_zero_point_, 0);
+    requantize(out[0]->raw());
   }
 
  private:
+  // The split path: `s` with each weight replaced by one of its halves (int8_pairs.h), int32 out
+  // and nothing fused; what the fused convolution would apply goes to requant_.
+  DnnlConvSpec half(const DnnlConvSpec& s, int8_t (*part)(int8_t)) {
+    const int64_t c_out = s.geom.dst_dims[1];
+    requant_.bias.assign(c_out, 0.f);
+    if (!s.bias.empty()) requant_.bias = s.bias.to_floats();
+    requant_.scales = s.output_scales;
+    requant_.fake_quant = s.fake_quant;
+    DnnlConvSpec h;
+    h.geom = s.geom;
+    h.layout = s.layout;
+    h.src = s.src;
+    h.weights = s.weights;
+    h.dst = dnnl::memory::data_type::s32;
+    h.src_zero_point = s.src_zero_point;
+    h.weight_data = Tensor(DType::kInt8, s.weight_data.shape());
+    const int8_t* w = s.weight_data.data<int8_t>();
+    int8_t* hw = h.weight_data.data<int8_t>();
+    for (int64_t i = 0; i < s.weight_data.numel(); ++i) hw[i] = part(w[i]);
+    const size_t sums = size_t(shape_numel(geom_.output_shape()));
+    first_.resize(sums);
+    second_sums_.resize(sums);
+    return h;
+  }
+
+  // out = requantized (first half's sums + second half's), in the kernel's layout, with the
+  // arithmetic of the fused path (requant_body).
+  void requantize(void* out) const {
+    const ConvGeometry& g = geom_;
+    const int64_t c_out = g.dst_dims[1], hw = g.dst_dims[2] * g.dst_dims[3];
+    // Runs of values: a pixel's channels (NHWC) or one channel's plane (plain).
+    const bool nhwc = layout_ == Layout::kNHWC;
+    const int64_t runs = g.dst_dims[0] * (nhwc ? hw : c_out), run = nhwc ? c_out : hw;
+    RequantRun rq{requant_.fake_quant, float(dst_zero_point_)};
+    const auto codes = nhwc ? simd_pick(requant_codes_avx512<true>, requant_codes_avx2<true>,
+                                        requant_codes_scalar<true>)
+                            : simd_pick(requant_codes_avx512<false>, requant_codes_avx2<false>,
+                                        requant_codes_scalar<false>);
+    const auto values = nhwc ? simd_pick(requant_values_avx512<true>, requant_values_avx2<true>,
+                                         requant_values_scalar<true>)
+                             : simd_pick(requant_values_avx512<false>, requant_values_avx2<false>,
+                                         requant_values_scalar<false>);
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < runs; ++r) {
+      const int64_t c = nhwc ? 0 : r % c_out, at = r * run;
+      const float* bias = requant_.bias.data() + c;
+      const float* scale = requant_.scales.data() + c;
+      if (codes_out_)
+        codes(first_.data() + at, second_sums_.data() + at, bias, scale, run, rq,
+              static_cast<uint8_t*>(out) + at);
+      else
+        values(first_.data() + at, second_sums_.data() + at, bias, scale, run, rq,
+               static_cast<float*>(out) + at);
+    }
+  }
+
+  // The requantization the fused path asks of oneDNN, kept for the split path.
+  struct Requant {
+    std::vector<float> bias, scales;  // per output channel: (acc + bias) * scale
+    FakeQuantParams fake_quant;       // float out: the output's step
+  };
+
   DnnlConvSpec spec(const KernelInit& init) {
     const Node& n = init.node;
     const ValueDesc& x = init.in(0);
@@ -47,7 +181,7 @@ class QConv final : public Kernel {
                 ": codes out need an 8-bit output grid");
     DnnlConvSpec s;
     s.geom = geom_ = conv_geometry(n, x.shape, w.shape());
-    s.layout = init.layout;
+    s.layout = layout_ = init.layout;
     s.src = dnnl::memory::data_type::u8;
     s.weights = dnnl::memory::data_type::s8;
     s.dst = codes_out_ ? dnnl::memory::data_type::u8 : dnnl::memory::data_type::f32;
@@ -93,9 +227,15 @@ class QConv final : public Kernel {
   }
 
   ConvGeometry geom_;
+  Layout layout_ = Layout::kPlain;
   bool codes_out_ = false;
   int32_t src_zero_point_ = 0, dst_zero_point_ = 0;
-  DnnlConv conv_;
+  std::unique_ptr<DnnlConv> conv_;  // all of the weights, or their first halves
+  // The split path: the second halves' convolution, and each half's int32 sums.
+  bool split_ = false;
+  std::unique_ptr<DnnlConv> second_;
+  Requant requant_;
+  std::vector<int32_t> first_, second_sums_;
 };
 
 }  // namespace
