@@ -304,7 +304,7 @@ TEST(Int8ExecRealModel, DetectionsMatchSimulationAndOnnxRuntime) {
       (long long)ds.matched, (long long)ds.ref_count, (long long)ds.extra, ds.box_px.mean);
   // Requantization in float flips a code by a step now and then and the flips cascade, as between
   // two exact engines (the simulation and ORT's formula match 134 of 138 here). Measured 135 of
-  // 140 on an AVX2 CPU without VNNI (Zen 3), 137 of 145 on an AVX-512 one with VNNI; the
+  // 140 on an AVX2 CPU without VNNI (Zen 3); 137 of 145 on an AVX-512 VNNI CPU in issue 11; the
   // saturating kernels matched 77% on held-out photos (issue 26).
   EXPECT_GE(ds.match_rate, 0.93);
 
