@@ -8,6 +8,9 @@
 #include <opencv2/core.hpp>
 #include <optional>
 #include <random>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "analysis/decode_tail.h"
 #include "core/error.h"
@@ -270,7 +273,12 @@ std::vector<Detection> detections(const Tensor& out) {
 // in saturating int16 pairs (ORT's CPU library dispatches on the CPU itself, not on oneDNN's cap).
 bool cpu_has_vnni() {
 #if defined(__x86_64__) || defined(__i386__)
-  return __builtin_cpu_supports("avx512vnni") || __builtin_cpu_supports("avxvnni");
+  // CPUID leaf 7: AVX512_VNNI is ECX bit 11 of subleaf 0, AVX-VNNI EAX bit 4 of subleaf 1 (read
+  // directly: clang 14's __builtin_cpu_supports does not know "avxvnni").
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+  if (c & (1u << 11)) return true;
+  return __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 4));
 #else
   return true;
 #endif
