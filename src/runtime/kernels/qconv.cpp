@@ -86,6 +86,12 @@ class QConv final : public Kernel {
     DnnlConvSpec s = spec(init);
     if (int8_conv_splits_weights(s.weight_data)) {
       split_ = true;
+      requant_.bias.assign(s.geom.dst_dims[1], 0.f);
+      if (!s.bias.empty()) requant_.bias = s.bias.to_floats();
+      requant_.scales = s.output_scales;
+      requant_.fake_quant = s.fake_quant;
+      first_.resize(size_t(shape_numel(geom_.output_shape())));
+      second_sums_.resize(first_.size());
       second_ = std::make_unique<DnnlConv>(half(s, split_second));
       s = half(s, split_first);
     }
@@ -104,13 +110,8 @@ class QConv final : public Kernel {
 
  private:
   // The split path: `s` with each weight replaced by one of its halves (int8_pairs.h), int32 out
-  // and nothing fused; what the fused convolution would apply goes to requant_.
-  DnnlConvSpec half(const DnnlConvSpec& s, int8_t (*part)(int8_t)) {
-    const int64_t c_out = s.geom.dst_dims[1];
-    requant_.bias.assign(c_out, 0.f);
-    if (!s.bias.empty()) requant_.bias = s.bias.to_floats();
-    requant_.scales = s.output_scales;
-    requant_.fake_quant = s.fake_quant;
+  // and nothing fused (what the fused convolution would apply is in requant_).
+  static DnnlConvSpec half(const DnnlConvSpec& s, int8_t (*part)(int8_t)) {
     DnnlConvSpec h;
     h.geom = s.geom;
     h.layout = s.layout;
@@ -122,14 +123,11 @@ class QConv final : public Kernel {
     const int8_t* w = s.weight_data.data<int8_t>();
     int8_t* hw = h.weight_data.data<int8_t>();
     for (int64_t i = 0; i < s.weight_data.numel(); ++i) hw[i] = part(w[i]);
-    const size_t sums = size_t(shape_numel(geom_.output_shape()));
-    first_.resize(sums);
-    second_sums_.resize(sums);
     return h;
   }
 
   // out = requantized (first half's sums + second half's), in the kernel's layout, with the
-  // arithmetic of the fused path (requant_body).
+  // arithmetic of the fused path (requant_codes / requant_values).
   void requantize(void* out) const {
     const ConvGeometry& g = geom_;
     const int64_t c_out = g.dst_dims[1], hw = g.dst_dims[2] * g.dst_dims[3];
