@@ -118,13 +118,16 @@ class MatMulKernel : public Kernel {
   // a parallel region). The pieces, and so the sums, are the same at any thread count.
   static constexpr int64_t kRowsPerCall = 32;
 
+  // A row-major [1, rows, cols] float matrix.
+  static dnnl::memory::desc piece_md(int64_t rows, int64_t cols) {
+    return dnnl::memory::desc({1, rows, cols}, dnnl::memory::data_type::f32,
+                              dnnl::memory::format_tag::abc);
+  }
+
   dnnl::matmul piece_primitive(int64_t rows) const {
-    using dnnl::memory;
-    memory::desc a_md({1, rows, k_}, memory::data_type::f32, memory::format_tag::abc);
-    memory::desc b_md({1, k_, n_}, memory::data_type::f32, memory::format_tag::abc);
-    memory::desc y_md({1, rows, n_}, memory::data_type::f32, memory::format_tag::abc);
-    return dnnl::matmul(
-        dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, y_md), dnnl_engine()));
+    return dnnl::matmul(dnnl::matmul::primitive_desc(
+        dnnl::matmul::desc(piece_md(rows, k_), piece_md(k_, n_), piece_md(rows, n_)),
+        dnnl_engine()));
   }
 
   void run_dnnl(const Tensor& a, const Tensor& b, Tensor& y) {
@@ -143,12 +146,10 @@ class MatMulKernel : public Kernel {
       const int64_t bi = piece / per_batch, r0 = (piece % per_batch) * full;
       const int64_t rows = std::min(full, m_ - r0);
       const dnnl::matmul& prim = rows == full ? full_ : tail_;
-      auto md = [](int64_t r, int64_t c) {
-        return memory::desc({1, r, c}, memory::data_type::f32, memory::format_tag::abc);
-      };
-      memory am(md(rows, k_), dnnl_engine(), const_cast<float*>(ap + (bi * m_ + r0) * k_));
-      memory bm(md(k_, n_), dnnl_engine(), const_cast<float*>(bp + (b_shared_ ? 0 : bi * k_ * n_)));
-      memory ym(md(rows, n_), dnnl_engine(), yp + (bi * m_ + r0) * n_);
+      memory am(piece_md(rows, k_), dnnl_engine(), const_cast<float*>(ap + (bi * m_ + r0) * k_));
+      memory bm(piece_md(k_, n_), dnnl_engine(),
+                const_cast<float*>(bp + (b_shared_ ? 0 : bi * k_ * n_)));
+      memory ym(piece_md(rows, n_), dnnl_engine(), yp + (bi * m_ + r0) * n_);
       prim.execute(dnnl_thread_stream(),
                    {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, ym}});
       dnnl_thread_stream().wait();
