@@ -8,9 +8,6 @@
 #include <opencv2/core.hpp>
 #include <optional>
 #include <random>
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 
 #include "analysis/decode_tail.h"
 #include "core/error.h"
@@ -48,7 +45,10 @@ struct QConvCase {
 };
 
 // Each case against a plain integer reference: no code more than one step off, few one off.
-void check_qconv_cases(const std::vector<QConvCase>& cases);
+// `emulate_avx2`: the kernel emulates ONNX Runtime's AVX2 int8 kernels, and the reference adds the
+// raw u8 x s8 products two at a time in MLAS's order (taps' channels innermost, per group) into a
+// saturating int16, a padded tap reading the zero point's code.
+void check_qconv_cases(const std::vector<QConvCase>& cases, bool emulate_avx2 = false);
 
 // Random weights in [-127, 127]: most channels hold pairs that overflow int16 on a CPU without
 // VNNI (255 x (w_a + w_b) > 32767), so this fails where QConv runs oneDNN's pair-saturating
@@ -62,6 +62,20 @@ TEST(QConv, MatchesIntegerReference) {
     SCOPED_TRACE(split ? "split weights forced" : "this CPU's path");
     set_int8_pairs_saturate(split);
     check_qconv_cases(cases);
+  }
+  set_int8_pairs_saturate(std::nullopt);
+}
+
+// --emulate avx2: the same cases (padding, strides, groups, depthwise, codes and float out) against
+// the saturating reference, on either of this CPU's exact paths underneath.
+TEST(QConv, EmulatesOnnxRuntimesSaturatingPairs) {
+  const std::vector<QConvCase> cases = {{8, 16, 9, 3, 1, 1, true},   {3, 16, 9, 3, 2, 1, true},
+                                        {16, 16, 7, 3, 1, 16, true}, {8, 24, 6, 1, 1, 1, true},
+                                        {6, 12, 8, 3, 1, 2, false},  {5, 8, 7, 3, 1, 1, false}};
+  for (std::optional<bool> split : {std::optional<bool>(), std::optional<bool>(true)}) {
+    SCOPED_TRACE(split ? "split weights forced" : "this CPU's path");
+    set_int8_pairs_saturate(split);
+    check_qconv_cases(cases, true);
   }
   set_int8_pairs_saturate(std::nullopt);
 }
@@ -92,7 +106,7 @@ TEST(QConv, WeightPairsThatCanOverflowAndTheirSplit) {
   EXPECT_FALSE(weight_pairs_can_overflow(rows));  // 128 at most
 }
 
-void check_qconv_cases(const std::vector<QConvCase>& cases) {
+void check_qconv_cases(const std::vector<QConvCase>& cases, bool emulate_avx2) {
   std::mt19937 rng(7);
   for (const QConvCase& c : cases) {
     const int64_t pad = c.k / 2, cig = c.c_in / c.group, cog = c.c_out / c.group;
@@ -123,24 +137,36 @@ void check_qconv_cases(const std::vector<QConvCase>& cases) {
     scales.floats = ws;
     n.attrs[kWeightScalesAttr] = scales;
     n.attrs[kCodesOutAttr] = test::int_attr(c.codes_out ? 1 : 0);
+    if (emulate_avx2) n.attrs[kEmulateAttr] = test::int_attr(1);
     g.nodes.push_back(n);
     Executor ex(g);
     Tensor y = ex.run({{"x", x}}).at("y");
     ASSERT_EQ(y.shape(), (Shape{1, c.c_out, oh, oh}));
-    int64_t off_by_one = 0, worse = 0;
+    int64_t off_by_one = 0, worse = 0, saturated = 0;
+    const int64_t zero_code = -int64_t(in.lo);
     for (int64_t o = 0; o < c.c_out; ++o)
       for (int64_t i = 0; i < oh; ++i)
         for (int64_t j = 0; j < oh; ++j) {
           int64_t acc = b.data<int32_t>()[o];
           const int64_t grp = o / cog;
-          for (int64_t ci = 0; ci < cig; ++ci)
-            for (int64_t ki = 0; ki < c.k; ++ki)
-              for (int64_t kj = 0; kj < c.k; ++kj) {
+          int64_t pair = 0, in_pair = 0;  // the emulation's open int16 pair
+          for (int64_t ki = 0; ki < c.k; ++ki)
+            for (int64_t kj = 0; kj < c.k; ++kj)
+              for (int64_t ci = 0; ci < cig; ++ci) {
                 int64_t ii = i * c.stride - pad + ki, jj = j * c.stride - pad + kj;
-                if (ii < 0 || jj < 0 || ii >= c.hw || jj >= c.hw) continue;  // padding: real 0
-                int64_t code = x.data<uint8_t>()[((grp * cig + ci) * c.hw + ii) * c.hw + jj];
-                acc += (code + int64_t(in.lo)) *
-                       w.data<int8_t>()[((o * cig + ci) * c.k + ki) * c.k + kj];
+                const bool inside = ii >= 0 && jj >= 0 && ii < c.hw && jj < c.hw;
+                const int64_t code =
+                    inside ? x.data<uint8_t>()[((grp * cig + ci) * c.hw + ii) * c.hw + jj]
+                           : zero_code;
+                const int64_t wv = w.data<int8_t>()[((o * cig + ci) * c.k + ki) * c.k + kj];
+                acc += (code - zero_code) * wv;           // padding: real 0
+                if (!emulate_avx2 || cig == 1) continue;  // depthwise: exact products
+                pair += code * wv;
+                if (++in_pair < 2) continue;
+                const int64_t kept = std::clamp<int64_t>(pair, -32768, 32767);
+                acc += kept - pair;
+                saturated += kept != pair;
+                pair = in_pair = 0;
               }
           const double value = double(acc) * in.scale * ws[o];
           const int64_t at = (o * oh + i) * oh + j;
@@ -158,6 +184,9 @@ void check_qconv_cases(const std::vector<QConvCase>& cases) {
           }
         }
     EXPECT_EQ(worse, 0) << "c_in " << c.c_in << " k " << c.k << " group " << c.group;
+    if (emulate_avx2 && c.group < c.c_in) {
+      EXPECT_GT(saturated, 0) << "c_in " << c.c_in << ": the case never saturates";
+    }
     EXPECT_LE(off_by_one, y.numel() / 500 + 1) << "c_in " << c.c_in << " k " << c.k;
   }
 }
@@ -269,21 +298,6 @@ std::vector<Detection> detections(const Tensor& out) {
   return decode_detections(out, PostprocessOptions{}, layout);
 }
 
-// Whether ONNX Runtime's int8 kernels on this CPU sum u8 x s8 products in int32 (VNNI) rather than
-// in saturating int16 pairs (ORT's CPU library dispatches on the CPU itself, not on oneDNN's cap).
-bool cpu_has_vnni() {
-#if defined(__x86_64__) || defined(__i386__)
-  // CPUID leaf 7: AVX512_VNNI is ECX bit 11 of subleaf 0, AVX-VNNI EAX bit 4 of subleaf 1 (read
-  // directly: clang 14's __builtin_cpu_supports does not know "avxvnni").
-  unsigned a = 0, b = 0, c = 0, d = 0;
-  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
-  if (c & (1u << 11)) return true;
-  return __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 4));
-#else
-  return true;
-#endif
-}
-
 }  // namespace
 
 // --exec int8 against the QDQ formula, on every CPU: the simulation, and ONNX Runtime with graph
@@ -356,7 +370,8 @@ TEST(Int8ExecRealModel, DetectionsMatchSimulationAndOnnxRuntime) {
       (long long)d.matched, (long long)d.ref_count, d.box_px.mean, d.kpt_px.mean,
       (long long)s.matched, (long long)kf.matched, kf.box_px.mean, kf.kpt_px.mean);
   std::printf("int8 vs ORT's own int8 kernels (%s VNNI on this CPU): %lld of %lld matched\n",
-              cpu_has_vnni() ? "with" : "without", (long long)ik.matched, (long long)ik.ref_count);
+              test::cpu_has_vnni() ? "with" : "without", (long long)ik.matched,
+              (long long)ik.ref_count);
   // The integer run holds to the formula as well as the bit-exact simulation does (8-bit flips
   // cascade between engines, DESIGN.md lesson 7).
   EXPECT_GE(d.match_rate, 0.93);
@@ -366,7 +381,7 @@ TEST(Int8ExecRealModel, DetectionsMatchSimulationAndOnnxRuntime) {
   EXPECT_GE(mi.pose.map50_95, ms.pose.map50_95 - 0.015);
   EXPECT_GE(mi.pose.map50_95, mf.pose.map50_95 - 0.015);
   EXPECT_LE(std::fabs(mi.box.map50_95 - mf.box.map50_95), 0.01);
-  if (cpu_has_vnni()) {
+  if (test::cpu_has_vnni()) {
     // ORT's int8 kernels sum in int32 here: they agree with the integer run as the formula does.
     EXPECT_GE(ik.match_rate, 0.97);
   } else {

@@ -2,6 +2,10 @@
 
 #include <unistd.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
@@ -75,6 +79,19 @@ TempDirs& temp_dirs() {
 }
 
 }  // namespace
+
+bool cpu_has_vnni() {
+#if defined(__x86_64__) || defined(__i386__)
+  // CPUID leaf 7: AVX512_VNNI is ECX bit 11 of subleaf 0, AVX-VNNI EAX bit 4 of subleaf 1 (read
+  // directly: clang 14's __builtin_cpu_supports does not know "avxvnni").
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+  if (c & (1u << 11)) return true;
+  return __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 4));
+#else
+  return true;
+#endif
+}
 
 std::string temp_dir(const std::string& tag) {
   static std::atomic<int> counter{0};

@@ -30,6 +30,9 @@ std::map<std::string, Tensor> run_ort(const std::string& model,
 std::vector<std::map<std::string, Tensor>> run_ort_many(
     const std::string& model, const std::vector<std::map<std::string, Tensor>>& runs,
     OrtGraph how = OrtGraph::kFormula);
+// Whether ONNX Runtime's int8 kernels on this CPU sum u8 x s8 products in int32 (VNNI) rather than
+// in saturating int16 pairs (ORT's CPU library dispatches on the CPU itself, not on oneDNN's cap).
+bool cpu_has_vnni();
 // A fresh temporary directory for one test, removed with everything in it when the test process
 // ends.
 std::string temp_dir(const std::string& tag);

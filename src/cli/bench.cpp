@@ -123,8 +123,11 @@ void run_bench(const BenchArgs& a) {
   print_notices(ex);
   size_t rss = peak_rss_bytes();
   if (a.profile) print_profile(ex.profile(), a.runs + a.warmup);
-  std::printf("model %s  threads %d  exec %s  simd %s  runs %d (+%d warm-up)\n", a.model.c_str(),
-              ex.threads(), a.run.exec.c_str(), simd_level_name(simd_level()), a.runs, a.warmup);
+  std::printf("model %s  threads %d  exec %s%s%s  simd %s  runs %d (+%d warm-up)\n",
+              a.model.c_str(), ex.threads(), a.run.exec.c_str(),
+              a.run.emulate == "none" ? "" : "  emulate ",
+              a.run.emulate == "none" ? "" : a.run.emulate.c_str(), simd_level_name(simd_level()),
+              a.runs, a.warmup);
   std::printf("latency ms: min %.2f  median %.2f  p95 %.2f   (plan %.1f ms)\n", mn, med, p95,
               prepare_ms);
   std::printf("memory: peak RSS %.1f MiB, activation arena %.1f MiB, weights %.1f MiB\n",
@@ -132,6 +135,7 @@ void run_bench(const BenchArgs& a) {
   const nlohmann::json j = {{"model", a.model},
                             {"threads", ex.threads()},
                             {"exec", a.run.exec},
+                            {"emulate", a.run.emulate},
                             {"simd", simd_level_name(simd_level())},
                             {"workers", 1},
                             {"runs", a.runs},

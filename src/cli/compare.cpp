@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/ledger_options.h"
+#include "cli/run_options.h"
 #include "core/file_io.h"
 #include "eval/compare_report.h"
 
@@ -37,15 +38,18 @@ void register_compare(CLI::App& app) {
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   auto exec = std::make_shared<std::string>("simulate");
+  auto emulate = std::make_shared<std::string>("none");
   cmd->add_option("--threads", a->threads, "threads (0: all cores)");
   cmd->add_option("--exec", *exec, "how the test model runs: simulate | int8")
       ->check(CLI::IsMember({"simulate", "int8"}))
       ->capture_default_str();
+  add_emulate_option(cmd, *emulate);
   cmd->add_option("--json", *json, "write the report as JSON");
   cmd->add_flag("--quiet", *quiet, "no per-image progress on stderr");
   add_ledger_options(cmd, *ledger);
-  cmd->callback([a, json, quiet, exec, ledger] {
+  cmd->callback([a, json, quiet, exec, emulate, ledger] {
     a->exec = parse_exec_mode(*exec);
+    a->emulate = checked_emulation(*emulate, a->exec);
     LedgerRecorder recorder(*ledger);
     CompareReport rep = run_compare(*a, *quiet ? nullptr : &std::cerr);
     print_compare_report(rep, std::cout);

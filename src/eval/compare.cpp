@@ -115,6 +115,7 @@ CompareReport run_compare(const CompareOptions& opt, std::ostream* progress) {
   Executor ref_ex(std::move(ref_g), eo);
   ExecutorOptions test_eo = eo;
   test_eo.exec = opt.exec;
+  test_eo.emulate = opt.emulate;
   Executor test_ex(std::move(test_g), test_eo);
   if (progress)
     for (const std::string& line : test_ex.notices()) *progress << line << "\n";

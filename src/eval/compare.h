@@ -27,6 +27,7 @@ struct CompareOptions {
   float match_iou = 0.5f;
   int threads = 0;
   ExecMode exec = ExecMode::kSimulate;  // how the test model runs (the reference always floats)
+  Int8Emulation emulate = Int8Emulation::kNone;  // exec int8: whose arithmetic it reproduces
   // Keep each image's detections (CompareReport::per_image) for the first this many images.
   int keep_detections = 0;
 };

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "runtime/int8_pairs.h"
 #include "runtime/kernel.h"
 
 namespace edgeq {
@@ -33,6 +34,8 @@ struct ExecutorOptions {
   // results are bit-identical to running every Q and DQ as its own op (false).
   bool fold_qdq = true;
   ExecMode exec = ExecMode::kSimulate;
+  // kInt8 only: reproduce another CPU's int8 arithmetic (runtime/int8_pairs.h).
+  Int8Emulation emulate = Int8Emulation::kNone;
 };
 
 // Accumulated time of one planned step (a kernel or a layout conversion) over all runs.

@@ -40,8 +40,9 @@ struct IntWeights {
 
 class Lowering {
  public:
-  Lowering(Graph& g, ValueDescs& descs, const Graph& source, const std::set<std::string>& protect)
-      : g_(g), descs_(descs), src_(source), protect_(protect) {
+  Lowering(Graph& g, ValueDescs& descs, const Graph& source, const std::set<std::string>& protect,
+           Int8Emulation emulate)
+      : g_(g), descs_(descs), src_(source), protect_(protect), emulate_(emulate) {
     for (size_t i = 0; i < src_.nodes.size(); ++i)
       for (const std::string& o : src_.nodes[i].outputs) src_producer_[o] = static_cast<int>(i);
   }
@@ -215,7 +216,13 @@ class Lowering {
         q.attrs[kWeightScalesAttr] = Attribute::reals(iw->scales);
         q.attrs[kCodesOutAttr] = Attribute::integer(outputs_coded ? 1 : 0);
         ++plan_.qconvs;
-        plan_.split_qconvs += int8_conv_splits_weights(src_.initializers.at(iw->codes));
+        const Tensor& codes = src_.initializers.at(iw->codes);
+        plan_.split_qconvs += int8_conv_splits_weights(codes);
+        if (emulate_ == Int8Emulation::kAvx2) {
+          q.attrs[kEmulateAttr] = Attribute::integer(1);
+          plan_.saturating_qconvs +=
+              count_weight_pairs(codes, PairOrder::kOnnxRuntime).can_overflow > 0;
+        }
         return emit(std::move(q), true);
       }
     }
@@ -287,6 +294,7 @@ class Lowering {
   ValueDescs& descs_;
   const Graph& src_;
   const std::set<std::string>& protect_;
+  const Int8Emulation emulate_;
   std::map<std::string, int> src_producer_;
   std::set<std::string> coded_;
   std::map<std::string, std::string> twin_, alias_;
@@ -297,8 +305,8 @@ class Lowering {
 }  // namespace
 
 Int8Plan lower_to_int8(Graph& g, ValueDescs& descs, const Graph& source,
-                       const std::set<std::string>& protect) {
-  return Lowering(g, descs, source, protect).run();
+                       const std::set<std::string>& protect, Int8Emulation emulate) {
+  return Lowering(g, descs, source, protect, emulate).run();
 }
 
 }  // namespace edgeq

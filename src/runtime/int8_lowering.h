@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "runtime/int8_pairs.h"
 #include "runtime/kernel.h"
 
 namespace edgeq {
@@ -34,20 +35,25 @@ inline const char* kLutValuesAttr = "edgeq.lut_values";       // QLut: table of 
 inline const char* kRequantAttr = "edgeq.requant";            // Concat: 256 codes per input
 inline const char* kSecondInputGridAttr = "edgeq.in_grid_b";  // QBinary: its second input's grid
 inline const char* kBinaryOpAttr = "edgeq.op";                // QBinary: Add, Sub, Mul or Div
+inline const char* kEmulateAttr = "edgeq.emulate_avx2";       // QConv: 1 saturates as ORT's AVX2
 
 struct Int8Plan {
   size_t coded_values = 0;  // activations stored as codes
   size_t integer_ops = 0;   // nodes running on codes
   size_t qconvs = 0;        // convolutions on codes
   size_t split_qconvs = 0;  // ... of them on split weights (runtime/int8_pairs.h)
+  // --emulate avx2: convolutions with a pair of weights that can saturate ORT's int16 pairs.
+  size_t saturating_qconvs = 0;
   // One line per op type that reads or writes 8-bit values but runs in float (no int8 kernel).
   std::vector<std::string> float_ops;
 };
 
 // Rewrites `g` (the runtime graph) in place and records new values' types and shapes in `descs`.
 // `source` is the topologically sorted model (its DequantizeLinear nodes give the weights' codes).
-// Throws when the model has no 8-bit activation.
+// Throws when the model has no 8-bit activation. `emulate`: whose integer arithmetic QConv
+// reproduces (kNone: the exact sums).
 Int8Plan lower_to_int8(Graph& g, ValueDescs& descs, const Graph& source,
-                       const std::set<std::string>& protect);
+                       const std::set<std::string>& protect,
+                       Int8Emulation emulate = Int8Emulation::kNone);
 
 }  // namespace edgeq

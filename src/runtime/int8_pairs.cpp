@@ -62,4 +62,52 @@ bool int8_conv_splits_weights(const Tensor& weights) {
   return cpu_int8_pairs_saturate() && weight_pairs_can_overflow(weights);
 }
 
+const char* pair_order_name(PairOrder order) {
+  return order == PairOrder::kOnnxRuntime ? "ONNX Runtime" : "oneDNN";
+}
+
+std::vector<WeightPair> conv_weight_pairs(int64_t channels_per_group, int64_t kh, int64_t kw,
+                                          PairOrder order) {
+  std::vector<WeightPair> pairs;
+  const int64_t c_n = channels_per_group, taps = kh * kw;
+  if (c_n < 2) return pairs;
+  auto at = [taps](int64_t c, int64_t tap) { return static_cast<int32_t>(c * taps + tap); };
+  if (order == PairOrder::kOneDnn) {
+    for (int64_t tap = 0; tap < taps; ++tap)
+      for (int64_t c = 0; c + 1 < c_n; c += 2) pairs.push_back({at(c, tap), at(c + 1, tap)});
+    return pairs;
+  }
+  const int64_t k = c_n * taps;  // position t of MLAS's order: tap t / C, channel t % C
+  for (int64_t t = 0; t + 1 < k; t += 2)
+    pairs.push_back({at(t % c_n, t / c_n), at((t + 1) % c_n, (t + 1) / c_n)});
+  return pairs;
+}
+
+PairCount count_weight_pairs(const Tensor& weights, PairOrder order) {
+  EDGEQ_CHECK(weights.dtype() == DType::kInt8 && weights.rank() == 4,
+              "weight pairs need int8 conv weights [O, C/group, kH, kW], got ",
+              dtype_name(weights.dtype()), " ", shape_str(weights.shape()));
+  const std::vector<WeightPair> pairs =
+      conv_weight_pairs(weights.dim(1), weights.dim(2), weights.dim(3), order);
+  const int64_t rows = weights.dim(0), per_row = weights.numel() / std::max<int64_t>(rows, 1);
+  PairCount n;
+  for (int64_t r = 0; r < rows; ++r) {
+    const int8_t* row = weights.data<int8_t>() + r * per_row;
+    for (const auto& [a, b] : pairs) n.can_overflow += pair_can_overflow(row[a], row[b]);
+  }
+  n.pairs = rows * static_cast<int64_t>(pairs.size());
+  return n;
+}
+
+Int8Emulation parse_int8_emulation(const std::string& s, const std::string& what) {
+  if (s == "none" || s.empty()) return Int8Emulation::kNone;
+  if (s == "avx2") return Int8Emulation::kAvx2;
+  fail(what, ": unknown emulation '", s,
+       "'; choices: none, avx2 (ONNX Runtime's int8 kernels on x86 without VNNI)");
+}
+
+const char* int8_emulation_name(Int8Emulation e) {
+  return e == Int8Emulation::kAvx2 ? "avx2" : "none";
+}
+
 }  // namespace edgeq

@@ -5,6 +5,9 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/tensor.h"
 
@@ -35,5 +38,48 @@ inline int8_t split_first(int8_t w) {
 inline int8_t split_second(int8_t w) {
   return static_cast<int8_t>(w - w / 2);
 }
+
+// Which two products of a convolution a library adds into one int16, on a CPU without VNNI. Both
+// reduce over one group's weights [C/group, kH, kW] of an output channel; a depthwise conv
+// (C/group = 1) widens its products to int32 in both, so it has no pairs. Found by probing each
+// library with weights that overflow in exactly one pair (tests/int8_pairing_test.cpp):
+//   kOnnxRuntime: MLAS's im2col order, channels innermost ((kH, kW, C) flattened), products
+//                 (2j, 2j+1) of that order: adjacent channels at one tap, but with an odd C a
+//                 pair spans two taps (the first conv's C = 3);
+//   kOneDnn:      adjacent channels (2j, 2j+1) at the same tap; an odd C leaves the last alone.
+enum class PairOrder { kOnnxRuntime, kOneDnn };
+const char* pair_order_name(PairOrder order);  // "ONNX Runtime" | "oneDNN"
+
+// A pair of positions in one output channel's weights [C/group, kH, kW], as flat indices
+// c * kH * kW + y * kW + x (the ONNX weight layout).
+using WeightPair = std::pair<int32_t, int32_t>;
+std::vector<WeightPair> conv_weight_pairs(int64_t channels_per_group, int64_t kh, int64_t kw,
+                                          PairOrder order);
+
+// A conv's pairs under one library's order, and those whose two weights could overflow.
+struct PairCount {
+  int64_t pairs = 0, can_overflow = 0;
+};
+// `weights`: int8 codes [O, C/group, kH, kW].
+PairCount count_weight_pairs(const Tensor& weights, PairOrder order);
+
+// Whether the products of two weight codes with u8 activations can leave int16 (some activations
+// in 0..255 make 255 x (a + b) > 32767 or < -32768).
+inline bool pair_can_overflow(int a, int b) {
+  return (a > 0 && b > 0 && a + b >= 129) || (a < 0 && b < 0 && a + b <= -129);
+}
+// What vpmaddubsw keeps of a pair's sum.
+inline int32_t saturate_int16(int32_t v) {
+  return v > 32767 ? 32767 : v < -32768 ? -32768 : v;
+}
+
+// How an int8 run emulates another CPU's arithmetic (--emulate).
+enum class Int8Emulation {
+  kNone,  // exact integer sums (the QDQ formula's)
+  kAvx2,  // ONNX Runtime's int8 kernels on x86 without VNNI: its pairs saturate to int16
+};
+// "none" | "avx2"; throws naming `what` (the option) and the choices.
+Int8Emulation parse_int8_emulation(const std::string& s, const std::string& what);
+const char* int8_emulation_name(Int8Emulation e);
 
 }  // namespace edgeq

@@ -13,6 +13,9 @@ Graph runtime_graph(const Graph& g, const std::vector<bool>& folded, ValueDescs&
   EDGEQ_CHECK(!int8 || (opt.fold_qdq && !watches.all),
               "int8 execution needs folded QDQ pairs and cannot watch every value (calibration and "
               "per-value comparisons use the simulated execution)");
+  EDGEQ_CHECK(int8 || opt.emulate == Int8Emulation::kNone, "emulating ",
+              int8_emulation_name(opt.emulate),
+              " arithmetic needs the int8 execution (the simulation is the exact QDQ formula)");
   Graph rt;
   rt.opsets = g.opsets;
   for (size_t ni = 0; ni < g.nodes.size(); ++ni)
@@ -29,9 +32,15 @@ Graph runtime_graph(const Graph& g, const std::vector<bool>& folded, ValueDescs&
     fuse_sigmoid_mul(rt, watches.protect);
   }
   if (int8) {
-    Int8Plan plan = lower_to_int8(rt, descs, g, watches.protect);
+    Int8Plan plan = lower_to_int8(rt, descs, g, watches.protect, opt.emulate);
     for (const std::string& line : plan.float_ops)
       notices.push_back("int8: runs in float (no int8 kernel): " + line);
+    if (opt.emulate == Int8Emulation::kAvx2)
+      notices.push_back(
+          "int8: emulating ONNX Runtime's int8 kernels on x86 without VNNI (int16 "
+          "pairs that saturate): " +
+          std::to_string(plan.saturating_qconvs) + " of " + std::to_string(plan.qconvs) +
+          " convolutions have a pair of weights that can overflow one");
     if (plan.split_qconvs > 0)
       notices.push_back("int8: " + std::to_string(plan.split_qconvs) + " of " +
                         std::to_string(plan.qconvs) +

@@ -14,8 +14,15 @@
 // overflow: two oneDNN convolutions, one per half, sum into int32, and the halves' sums are added
 // and requantized here with the arithmetic of the fused path. The accumulator is then the exact
 // integer sum on every CPU.
+//
+// Under --emulate avx2 (kEmulateAttr) the accumulator is instead what ONNX Runtime's int8 kernels
+// compute on x86 without VNNI: the exact sums, then, for each pair of products MLAS adds into one
+// int16 (runtime/int8_pairs.h, PairOrder::kOnnxRuntime) whose two weights could overflow it, the
+// amount saturation takes off, found per output pixel from the raw input codes (a padded tap
+// reads the zero point's code, as MLAS's im2col writes it).
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 
@@ -80,20 +87,56 @@ EDGEQ_SIMD_CLONES(template <bool per_value>, void, requant_values, requant_value
                    int64_t n, RequantRun rq, float* y),
                   (a, b, bias, scale, n, rq, y))
 
+// One pair of products that can saturate: output channel o, the two taps' input channel and
+// kernel position, and their weights.
+struct SaturatingPair {
+  int32_t o, c_a, y_a, x_a, c_b, y_b, x_b, w_a, w_b;
+};
+
+// The pairs of `w` [O, C/group, kH, kW] that ONNX Runtime's kernels add into one int16 and whose
+// weights could overflow it.
+std::vector<SaturatingPair> saturating_pairs(const Tensor& w, int64_t group) {
+  const int64_t c_out = w.dim(0), cig = w.dim(1), kh = w.dim(2), kw = w.dim(3);
+  const int64_t per_out = cig * kh * kw, per_group = c_out / group;
+  const std::vector<WeightPair> pairs = conv_weight_pairs(cig, kh, kw, PairOrder::kOnnxRuntime);
+  std::vector<SaturatingPair> out;
+  for (int64_t o = 0; o < c_out; ++o) {
+    const int8_t* row = w.data<int8_t>() + o * per_out;
+    const int64_t c0 = o / per_group * cig;
+    for (const auto& [a, b] : pairs) {
+      if (!pair_can_overflow(row[a], row[b])) continue;
+      auto tap = [&](int32_t i) {
+        return std::array<int32_t, 3>{int32_t(c0 + i / (kh * kw)), int32_t(i / kw % kh),
+                                      int32_t(i % kw)};
+      };
+      const auto ta = tap(a), tb = tap(b);
+      out.push_back({int32_t(o), ta[0], ta[1], ta[2], tb[0], tb[1], tb[2], row[a], row[b]});
+    }
+  }
+  return out;
+}
+
+int8_t keep_weight(int8_t w) {
+  return w;
+}
+
 class QConv final : public Kernel {
  public:
   explicit QConv(const KernelInit& init) {
     DnnlConvSpec s = spec(init);
-    if (int8_conv_splits_weights(s.weight_data)) {
-      split_ = true;
+    if (init.node.attr_int(kEmulateAttr, 0) != 0)
+      saturating_ = saturating_pairs(s.weight_data, s.geom.group);
+    const bool split = int8_conv_splits_weights(s.weight_data);
+    if (split || !saturating_.empty()) {  // int32 sums, requantized here
+      sums_ = true;
       requant_.bias.assign(s.geom.dst_dims[1], 0.f);
       if (!s.bias.empty()) requant_.bias = s.bias.to_floats();
       requant_.scales = s.output_scales;
       requant_.fake_quant = s.fake_quant;
       first_.resize(size_t(shape_numel(geom_.output_shape())));
-      second_sums_.resize(first_.size());
-      second_ = std::make_unique<DnnlConv>(half(s, split_second));
-      s = half(s, split_first);
+      second_sums_.assign(first_.size(), 0);
+      if (split) second_ = std::make_unique<DnnlConv>(half(s, split_second));
+      s = half(s, split ? split_first : keep_weight);
     }
     conv_ = std::make_unique<DnnlConv>(std::move(s));
     outputs.push_back(
@@ -102,15 +145,47 @@ class QConv final : public Kernel {
   }
 
   void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
-    if (!split_) return conv_->run(in[0]->raw(), out[0]->raw(), src_zero_point_, dst_zero_point_);
+    if (!sums_) return conv_->run(in[0]->raw(), out[0]->raw(), src_zero_point_, dst_zero_point_);
     conv_->run(in[0]->raw(), first_.data(), src_zero_point_, 0);
-    second_->run(in[0]->raw(), second_sums_.data(), src_zero_point_, 0);
+    if (second_) second_->run(in[0]->raw(), second_sums_.data(), src_zero_point_, 0);
+    if (!saturating_.empty()) saturate(static_cast<const uint8_t*>(in[0]->raw()));
     requantize(out[0]->raw());
   }
 
  private:
-  // The split path: `s` with each weight replaced by one of its halves (int8_pairs.h), int32 out
-  // and nothing fused (what the fused convolution would apply is in requant_).
+  // first_ += what saturating each pair in saturating_ takes off its exact sum, per output pixel.
+  void saturate(const uint8_t* x) {
+    const ConvGeometry& g = geom_;
+    const int64_t c_in = g.src_dims[1], ih = g.src_dims[2], iw = g.src_dims[3];
+    const int64_t c_out = g.dst_dims[1], oh = g.dst_dims[2], ow = g.dst_dims[3];
+    const bool nhwc = layout_ == Layout::kNHWC;
+    const int32_t pad_code = input_zero_point_;
+    int32_t* acc = first_.data();
+#pragma omp parallel for schedule(static)
+    for (int64_t row = 0; row < g.dst_dims[0] * oh; ++row) {
+      const int64_t n = row / oh, y = row % oh;
+      const uint8_t* image = x + n * c_in * ih * iw;
+      auto code = [&](int32_t c, int32_t ky, int32_t kx, int64_t ox) -> int32_t {
+        const int64_t sy = y * g.strides[0] - g.pad_l[0] + ky * g.dilations[0];
+        const int64_t sx = ox * g.strides[1] - g.pad_l[1] + kx * g.dilations[1];
+        if (sy < 0 || sy >= ih || sx < 0 || sx >= iw) return pad_code;
+        return image[nhwc ? (sy * iw + sx) * c_in + c : (c * ih + sy) * iw + sx];
+      };
+      for (int64_t ox = 0; ox < ow; ++ox)
+        for (const SaturatingPair& p : saturating_) {
+          const int32_t exact =
+              code(p.c_a, p.y_a, p.x_a, ox) * p.w_a + code(p.c_b, p.y_b, p.x_b, ox) * p.w_b;
+          const int32_t kept = saturate_int16(exact);
+          if (kept == exact) continue;
+          const int64_t at = nhwc ? ((n * oh + y) * ow + ox) * c_out + p.o
+                                  : ((n * c_out + p.o) * oh + y) * ow + ox;
+          acc[at] += kept - exact;
+        }
+    }
+  }
+
+  // `s` with each weight replaced by `part` of it (a half of the split, int8_pairs.h, or itself),
+  // int32 out and nothing fused (what the fused convolution would apply is in requant_).
   static DnnlConvSpec half(const DnnlConvSpec& s, int8_t (*part)(int8_t)) {
     DnnlConvSpec h;
     h.geom = s.geom;
@@ -126,8 +201,8 @@ class QConv final : public Kernel {
     return h;
   }
 
-  // out = requantized (first half's sums + second half's), in the kernel's layout, with the
-  // arithmetic of the fused path (requant_codes / requant_values).
+  // out = requantized (first half's sums + second half's, or the one set of sums), in the
+  // kernel's layout, with the arithmetic of the fused path (requant_codes / requant_values).
   void requantize(void* out) const {
     const ConvGeometry& g = geom_;
     const int64_t c_out = g.dst_dims[1], hw = g.dst_dims[2] * g.dst_dims[3];
@@ -184,7 +259,7 @@ class QConv final : public Kernel {
     s.weights = dnnl::memory::data_type::s8;
     s.dst = codes_out_ ? dnnl::memory::data_type::u8 : dnnl::memory::data_type::f32;
     s.weight_data = w;
-    src_zero_point_ = static_cast<int32_t>(-in.lo);
+    src_zero_point_ = input_zero_point_ = static_cast<int32_t>(-in.lo);
     // Without padding every tap reads a real code, so sum((x - zp) * w) = sum(x * w) - zp * sum(w)
     // exactly: the zero point folds into the bias and oneDNN runs its faster kernels without
     // zero-point compensation. (With padding, padded taps must read zp, not code 0.)
@@ -228,12 +303,15 @@ class QConv final : public Kernel {
   Layout layout_ = Layout::kPlain;
   bool codes_out_ = false;
   int32_t src_zero_point_ = 0, dst_zero_point_ = 0;
+  int32_t input_zero_point_ = 0;    // the input's zero point code, even where folded into the bias
   std::unique_ptr<DnnlConv> conv_;  // all of the weights, or their first halves
-  // The split path: the second halves' convolution, and each half's int32 sums.
-  bool split_ = false;
+  // int32 sums requantized here (split weights, or an emulation): the second halves'
+  // convolution when split, and the int32 sums (second_sums_ stays 0 without a split).
+  bool sums_ = false;
   std::unique_ptr<DnnlConv> second_;
   Requant requant_;
   std::vector<int32_t> first_, second_sums_;
+  std::vector<SaturatingPair> saturating_;  // --emulate avx2
 };
 
 }  // namespace
