@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "cli_util.h"
 #include "core/file_io.h"
@@ -46,6 +47,27 @@ TEST(CliErrors, TruncatedAndForeignModelFiles) {
   expect_one_line_error(test::run_cli("infer --model " + dir + "/missing.onnx --input " + dir +
                                       "/x.npy --out " + dir + "/o"),
                         "missing.onnx");
+}
+
+// The int8 pair options (issue 26): an unknown --emulate level, --emulate without --exec int8,
+// and --saturation-safe / --reduce-range where no u8 x s8 pair runs: one line, nothing written.
+TEST(CliErrors, Int8PairOptionsOutOfPlace) {
+  std::string dir = test::temp_dir("pairopts");
+  save_onnx(tiny_model("Sigmoid"), dir + "/m.onnx");
+  const std::string m = " --model " + dir + "/m.onnx";
+  expect_one_line_error(test::run_cli("bench" + m + " --exec int8 --emulate avx3"),
+                        "unknown emulation 'avx3'");
+  expect_one_line_error(test::run_cli("bench" + m + " --emulate avx2"), "needs --exec int8");
+  expect_one_line_error(test::run_cli("compare --ref " + dir + "/m.onnx --test " + dir +
+                                      "/m.onnx --images " + dir + " --emulate avx2"),
+                        "needs --exec int8");
+  const std::string q = "quantize" + m + " --stats " + dir + "/s.cbor --out " + dir + "/q.onnx";
+  expect_one_line_error(test::run_cli(q + " --scheme w8a16 --saturation-safe"),
+                        "--saturation-safe: --scheme w8a16 has no u8 x s8 int16 pairs");
+  expect_one_line_error(test::run_cli(q + " --scheme w8a16 --reduce-range"), "--reduce-range");
+  expect_one_line_error(test::run_cli(q + " --scheme w8a8 --reduce-range --saturation-safe"),
+                        "choose one");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/q.onnx"));
 }
 
 TEST(CliErrors, UnknownOpNamesNodeAndOp) {

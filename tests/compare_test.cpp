@@ -11,6 +11,7 @@
 
 #include "cli_util.h"
 #include "core/file_io.h"
+#include "core/npy.h"
 #include "ir/onnx_io.h"
 #include "test_util.h"
 
@@ -104,6 +105,34 @@ TEST(CompareCli, SelfCompareWritesJson) {
   EXPECT_EQ(j["detections"]["match_rate"], 1.0);
   EXPECT_EQ(j["labels"]["ref"]["box"]["map50_95"], j["labels"]["test"]["box"]["map50_95"]);
   EXPECT_TRUE(j["labels"]["ref"].contains("pose"));
+}
+
+// Another engine as the test: compare writes the preprocessed inputs, ONNX Runtime runs the model
+// on them, and compare judges ORT's outputs read back from files (DIR/<k>/output0.npy).
+TEST(CompareCli, JudgesAnotherEnginesOutputs) {
+  EDGEQ_REQUIRE_SHARED();
+  EDGEQ_REQUIRE_ORT();
+  const std::string dir = test::temp_dir("cmp_engine");
+  const std::string m = test::real_model_path();
+  const std::string base = "compare --ref '" + m + "' --test '" + m + "' --images '" +
+                           test::coco8_pose_dir() + "/images/val' --n 2 --quiet";
+  auto r = test::run_cli(base + " --save-inputs '" + dir + "/in'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto outs = test::run_ort_many(
+      m, {{{"images", load_npy(dir + "/in/0.npy")}}, {{"images", load_npy(dir + "/in/1.npy")}}});
+  for (size_t k = 0; k < outs.size(); ++k) {
+    ensure_dir(dir + "/ort/" + std::to_string(k));
+    save_npy(outs[k].at("output0"), dir + "/ort/" + std::to_string(k) + "/output0.npy");
+  }
+  r = test::run_cli(base + " --test-outputs '" + dir + "/ort' --json '" + dir + "/r.json'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(read_file(dir + "/r.json"));
+  EXPECT_EQ(j["detections"]["match_rate"], 1.0);
+  EXPECT_GT(j["tensors"][0]["rel_l2"], 0.0);  // ORT's float arithmetic, not ours
+  EXPECT_LT(j["tensors"][0]["rel_l2"], 1e-4);
+  r = test::run_cli(base + " --test-outputs '" + dir + "/missing'");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("output0.npy"), std::string::npos) << r.err;
 }
 
 // A synthetic model pair and one image, for bad-input cases that need no shared data.

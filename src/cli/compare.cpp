@@ -44,6 +44,12 @@ void register_compare(CLI::App& app) {
       ->check(CLI::IsMember({"simulate", "int8"}))
       ->capture_default_str();
   add_emulate_option(cmd, *emulate);
+  cmd->add_option("--save-inputs", a->save_inputs,
+                  "write each image's preprocessed input as DIR/<k>.npy (k from 0), to run "
+                  "another engine on");
+  cmd->add_option("--test-outputs", a->test_outputs,
+                  "judge another engine: read the test model's outputs from DIR/<k>/<output>.npy "
+                  "(as tools/ort/ort_run.js writes them) instead of running it");
   cmd->add_option("--json", *json, "write the report as JSON");
   cmd->add_flag("--quiet", *quiet, "no per-image progress on stderr");
   add_ledger_options(cmd, *ledger);

@@ -28,6 +28,7 @@ struct QuantizeArgs {
   std::string placement = "ort", qdq16 = "auto", out, encodings, encodings_format = "1.0.0";
   double percentile = 99.99;
   bool per_tensor_weights = false, symmetric_activations = false;
+  bool saturation_safe = false, reduce_range = false;
   std::string images;  // read by weight repair (calibration sample) and --auto (evaluations)
   int threads = 0;
   AutoArgs search;
@@ -35,8 +36,20 @@ struct QuantizeArgs {
   LedgerArgs ledger;
 };
 
+// --saturation-safe / --reduce-range: for 8-bit activations only, one of them.
+void check_pair_options(const QuantizeArgs& a, const QuantConfig& c) {
+  const char* flag = a.saturation_safe ? "--saturation-safe" : "--reduce-range";
+  if (!a.saturation_safe && !a.reduce_range) return;
+  EDGEQ_CHECK(!(a.saturation_safe && a.reduce_range),
+              "--saturation-safe and --reduce-range are two answers to one problem; choose one");
+  EDGEQ_CHECK(c.activation_bits == 8 && c.weight_bits == 8, flag, ": --scheme ", a.scheme,
+              " has no u8 x s8 int16 pairs to protect (only w8a8's 8-bit activations run on "
+              "them)");
+}
+
 void run_quantize(const QuantizeArgs& a) {
   check_repair_options(a.repair);
+  check_pair_options(a, config_for_scheme(a.scheme));
   LedgerRecorder ledger(a.ledger);
   const std::string bytes = read_file(a.model);
   Graph g = parse_onnx(bytes, a.model);
@@ -52,6 +65,8 @@ void run_quantize(const QuantizeArgs& a) {
   c.qdq16 = parse_qdq16(a.qdq16);
   c.per_channel_weights = !a.per_tensor_weights;
   c.activation_symmetric = a.symmetric_activations;
+  c.saturation_safe = a.saturation_safe;
+  if (a.reduce_range) c.weight_bits = 7;
   for (const std::string& n : comma_list(a.exclude)) c.exclude_nodes.insert(n);
   if (!a.overrides.empty()) c.overrides = parse_overrides(read_file(a.overrides), a.overrides);
 
@@ -109,6 +124,10 @@ void run_quantize(const QuantizeArgs& a) {
   std::printf("; params %zu per-channel, %zu per-tensor (%s weights)\n", s.weights_per_channel,
               s.params_per_tensor, c.per_channel_weights ? "per-channel" : "per-tensor");
   if (!tail.empty()) std::printf("decode tail: %zu values, %zu at 8 bit\n", tail.size(), tail8);
+  if (c.saturation_safe)
+    std::printf("saturation-safe: %lld weight codes changed in %lld convs\n",
+                static_cast<long long>(q.saturation_safe_codes),
+                static_cast<long long>(q.saturation_safe_convs));
   std::printf("wrote %s\n", a.out.c_str());
   if (!a.encodings.empty())
     std::printf("wrote %s (encodings %s)\n", a.encodings.c_str(), a.encodings_format.c_str());
@@ -159,6 +178,14 @@ void register_quantize(CLI::App& app) {
                 "int8/int16 symmetric activations instead of uint8/uint16 asymmetric");
   cmd->add_option("--qdq16", a->qdq16, "16-bit Q/DQ: auto | contrib | opset21")
       ->capture_default_str();
+  cmd->add_flag("--saturation-safe", a->saturation_safe,
+                "w8a8 for x86 CPUs without VNNI (ONNX Runtime / oneDNN int8 kernels): Conv weight "
+                "codes chosen so no int16 pair of products can overflow (only codes in such a "
+                "pair change; GPTQ compensates with --images --gptq); harmless on VNNI CPUs and "
+                "NPUs");
+  cmd->add_flag("--reduce-range", a->reduce_range,
+                "w8a8 with 7-bit weights everywhere (ONNX Runtime's reduce_range): no pair can "
+                "overflow, at a coarser weight grid; for comparison with --saturation-safe");
   cmd->add_option("--out", a->out, "QDQ ONNX to write")->required();
   cmd->add_option("--encodings", a->encodings, "also write encodings JSON (AIMET/QNN form)");
   cmd->add_option("--encodings-format", a->encodings_format, "1.0.0 | 0.6.1")

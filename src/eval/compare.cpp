@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "core/error.h"
+#include "core/npy.h"
 #include "eval/label_source.h"
 #include "ir/onnx_io.h"
 #include "runtime/executor.h"
@@ -47,6 +48,33 @@ std::vector<std::string> image_list(const std::string& spec, int max_images) {
   return paths;
 }
 
+// One image's outputs written by another engine: dir/<k>/<output>.npy (dir/<output>.npy for a
+// single image), shapes as declared.
+std::map<std::string, Tensor> read_test_outputs(const std::string& dir, size_t k,
+                                                const std::vector<OutputError>& outputs) {
+  std::map<std::string, Tensor> out;
+  for (const OutputError& o : outputs) {
+    std::string file = o.name;
+    for (char& c : file)
+      if (c == '/' || c == '\\' || c == ':') c = '_';
+    std::error_code ec;
+    fs::path path = fs::path(dir) / std::to_string(k) / (file + ".npy");
+    if (k == 0 && !fs::exists(path.parent_path(), ec))  // ort_run.js's layout for one input
+      path = fs::path(dir) / (file + ".npy");
+    EDGEQ_CHECK(fs::is_regular_file(path, ec), "test outputs: no file ", path.string(),
+                " for output '", o.name, "' of image ", k);
+    Tensor t = load_npy(path.string());
+    bool fits = t.shape().size() == o.shape.size();
+    for (size_t d = 0; fits && d < o.shape.size(); ++d)
+      fits = o.shape[d] < 0 || o.shape[d] == t.shape()[d];
+    EDGEQ_CHECK(t.dtype() == DType::kFloat32 && (o.shape.empty() || fits),
+                "test outputs: ", path.string(), " is ", dtype_name(t.dtype()), " ",
+                shape_str(t.shape()), "; output '", o.name, "' is float32 ", shape_str(o.shape));
+    out[o.name] = std::move(t);
+  }
+  return out;
+}
+
 }  // namespace
 
 void check_same_outputs(const Graph& ref, const Graph& test) {
@@ -71,6 +99,10 @@ CompareReport run_compare(const CompareOptions& opt, std::ostream* progress) {
               ref_in.name, " ", shape_str(ref_in.shape), "; test has ", test_in.name, " ",
               shape_str(test_in.shape));
   const std::vector<std::string> images = image_list(opt.images, opt.max_images);
+  EDGEQ_CHECK(opt.test_outputs.empty() || opt.exec == ExecMode::kSimulate,
+              "test outputs read from files were computed by another engine: no execution mode "
+              "applies to them");
+  if (!opt.save_inputs.empty()) fs::create_directories(opt.save_inputs);
   std::error_code ec;
   const std::string images_root =
       fs::is_directory(opt.images, ec) ? opt.images : fs::path(opt.images).parent_path().string();
@@ -127,8 +159,11 @@ CompareReport run_compare(const CompareOptions& opt, std::ostream* progress) {
     cv::Mat bgr = read_image(path);
     LetterboxInfo lb;
     const Tensor x = preprocess_image(bgr, in_h, in_w, &lb);
+    if (!opt.save_inputs.empty())
+      save_npy(x, (fs::path(opt.save_inputs) / (std::to_string(i) + ".npy")).string());
     auto r = ref_ex.run({{ref_in.name, x}});
-    auto t = test_ex.run({{test_in.name, x}});
+    auto t = opt.test_outputs.empty() ? test_ex.run({{test_in.name, x}})
+                                      : read_test_outputs(opt.test_outputs, i, rep.outputs);
     for (size_t k = 0; k < rep.outputs.size(); ++k) {
       const std::string& name = rep.outputs[k].name;
       tensor_acc[k].add(r.at(name), t.at(name), "output '" + name + "'");

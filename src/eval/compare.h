@@ -30,6 +30,11 @@ struct CompareOptions {
   Int8Emulation emulate = Int8Emulation::kNone;  // exec int8: whose arithmetic it reproduces
   // Keep each image's detections (CompareReport::per_image) for the first this many images.
   int keep_detections = 0;
+  // Another engine as the test: each image's input, preprocessed, is written as
+  // save_inputs/<k>.npy (k: the image's index from 0), and with test_outputs the test model's
+  // outputs are read from test_outputs/<k>/<output>.npy ('/', '\\' and ':' in names as '_')
+  // instead of running it (tools/ort/ort_run.js writes that layout).
+  std::string save_inputs, test_outputs;
 };
 
 // One image's detections after NMS (original-image pixels), reference and test.

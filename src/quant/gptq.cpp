@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "quant/exact_encoding.h"
+#include "quant/saturation_safe.h"
 
 namespace edgeq {
 namespace {
@@ -65,9 +66,12 @@ int64_t lowest_code(const Encoding& e) {
 
 // GPTQ rounding of one group's rows (rows [o0, o1) of the [O, k] weight) with its Gram matrix.
 // False when H could not be factored even with more dampening: the caller keeps nearest rounding.
+// `partners`: each column's int16 pair partners when the codes are made saturation-safe, else
+// empty.
 bool round_group(const float* w, float* out, int64_t o0, int64_t o1, int64_t k,
                  const TensorEncoding& enc, const double* gram, const GptqOptions& opt,
-                 const std::vector<char>& exact, int threads) {
+                 const std::vector<char>& exact, const std::vector<std::vector<int32_t>>& partners,
+                 int threads) {
   double mean_diag = 0;
   for (int64_t i = 0; i < k; ++i) mean_diag += gram[i * k + i];
   mean_diag /= static_cast<double>(k);
@@ -109,11 +113,18 @@ bool round_group(const float* w, float* out, int64_t o0, int64_t o1, int64_t k,
     const float* row = w + o * k;
     float* q = out + o * k;
     std::vector<double> residual(static_cast<size_t>(k), 0.0);  // w - q, factored order
+    std::vector<int64_t> codes(static_cast<size_t>(k), 0);      // by weight column
+    std::vector<char> chosen(static_cast<size_t>(k), 0);
     for (int64_t a = k - 1; a >= 0; --a) {
       const double target =
           row[column[a]] + dot(residual.data() + a + 1, ratio + a * k + a + 1, k - 1 - a);
-      const int64_t code =
-          std::clamp(e.quantize(static_cast<float>(target)), lowest_code(e), e.qmax());
+      CodeRange range{lowest_code(e), e.qmax()};
+      if (!partners.empty())
+        range =
+            safe_code_range(partners[column[a]], codes.data(), chosen.data(), range.lo, range.hi);
+      const int64_t code = std::clamp(e.quantize(static_cast<float>(target)), range.lo, range.hi);
+      codes[column[a]] = code;
+      chosen[column[a]] = 1;
       q[column[a]] = e.dequantize(code);
       residual[a] = static_cast<double>(row[column[a]]) - q[column[a]];
     }
@@ -139,9 +150,17 @@ GptqResult gptq_round(const Tensor& w, const TensorEncoding& enc, const ConvInpu
   r.rows = rows;
   r.weight = dequantize_tensor(quantize_tensor(w, enc), enc);  // nearest, the fallback
   const float* x = w.data<float>();
+  const bool safe = opt.saturation_safe && enc.at(0).bitwidth == 8 && enc.at(0).is_signed;
+  std::vector<std::vector<int32_t>> partners;
+  Tensor nearest;
+  if (safe) {
+    partners = pair_partners(w.shape()[1], w.shape()[2], w.shape()[3]);
+    nearest = quantize_tensor(w, enc);
+  }
   std::vector<char> exact(static_cast<size_t>(rows));
   for (int64_t o = 0; o < rows; ++o) {
-    exact[o] = round_trips(enc.at(static_cast<size_t>(o)), x + o * k, static_cast<size_t>(k));
+    exact[o] = round_trips(enc.at(static_cast<size_t>(o)), x + o * k, static_cast<size_t>(k)) &&
+               !(safe && row_has_overflowing_pair(nearest, o, partners));
     r.rows_exact += exact[o];
   }
   const int64_t per_group = rows / m.groups;
@@ -149,7 +168,8 @@ GptqResult gptq_round(const Tensor& w, const TensorEncoding& enc, const ConvInpu
     const int64_t o0 = g * per_group, o1 = o0 + per_group;
     if (std::all_of(exact.begin() + o0, exact.begin() + o1, [](char c) { return c != 0; }))
       continue;
-    round_group(x, r.weight.data<float>(), o0, o1, k, enc, m.gram_of(g), opt, exact, threads);
+    round_group(x, r.weight.data<float>(), o0, o1, k, enc, m.gram_of(g), opt, exact, partners,
+                threads);
   }
   return r;
 }

@@ -27,6 +27,10 @@ namespace edgeq {
 struct GptqOptions {
   double damp = 0.01;     // added to H's diagonal, times the diagonal's mean
   bool act_order = true;  // columns with the largest H diagonal (input energy) first
+  // 8-bit codes: a code whose int16 pair partner (quant/saturation_safe.h) is already rounded is
+  // clamped so the pair cannot overflow, and the clamp's error compensated like a rounding error;
+  // rows whose nearest codes have such a pair are rounded even when their grid is exact.
+  bool saturation_safe = false;
 };
 
 struct GptqResult {

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "ir/opset_upgrade.h"
 #include "quant/exact_encoding.h"
+#include "quant/saturation_safe.h"
 
 namespace edgeq {
 namespace {
@@ -96,7 +97,8 @@ class QdqWriter {
       if (!out_.encodings.params.count(w)) {
         auto fixed = fixed_weights_.find(w);
         add_param(
-            w, fixed != fixed_weights_.end() ? fixed->second : node_weight_encoding(n, *wt, cfg_));
+            w, fixed != fixed_weights_.end() ? fixed->second : node_weight_encoding(n, *wt, cfg_),
+            cfg_.saturation_safe && op == "Conv" && wt->rank() == 4);
       }
       if ((op == "Conv" || op == "ConvTranspose" || op == "Gemm") && float_constant(n, 2))
         quantize_bias(n, out_.encodings.params.at(w));
@@ -166,10 +168,16 @@ class QdqWriter {
     add_param(b, bias_encoding(in->second.channels.at(0), w, channels));
   }
 
-  // Replaces constant `name` by quantized data + DequantizeLinear writing `name`.
-  void add_param(const std::string& name, const TensorEncoding& te) {
+  // Replaces constant `name` by quantized data + DequantizeLinear writing `name`. `pairs_safe`: a
+  // Conv weight whose int8 codes are made saturation-safe.
+  void add_param(const std::string& name, const TensorEncoding& te, bool pairs_safe = false) {
     Graph& g = out_.graph;
     Tensor q = quantize_tensor(*constant(name), te);
+    if (pairs_safe && q.dtype() == DType::kInt8) {
+      const int64_t changed = make_pairs_safe(q, *constant(name), te);
+      out_.saturation_safe_convs += changed > 0;
+      out_.saturation_safe_codes += changed;
+    }
     std::string qname = fresh(name + "_quantized");
     g.initializers[qname] = q;
     auto [sname, zname] = add_scale_zero_point(name, te);

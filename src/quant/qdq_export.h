@@ -2,6 +2,8 @@
 //   weights (input 1 of Conv / ConvTranspose / Gemm, a constant input of MatMul): stored
 //     quantized (symmetric, per channel by default) and read through DequantizeLinear whose
 //     output keeps the weight's name;
+//     With config.saturation_safe, 8-bit Conv weight codes are made saturation-safe
+//     (quant/saturation_safe.h);
 //   biases of Conv / Gemm: int32 with scale = input scale * weight scale, zero point 0, when the
 //     input activation is quantized;
 //   other float constants read by quantized ops: per tensor, on their exact grid at the node's
@@ -29,6 +31,8 @@ namespace edgeq {
 struct QdqModel {
   Graph graph;
   EncodingSet encodings;  // activations (as planned) and params (weights, biases, constants)
+  // config.saturation_safe: Conv weights and codes changed to keep every int16 pair in range.
+  int64_t saturation_safe_convs = 0, saturation_safe_codes = 0;
 };
 
 // `fixed_weights`: encodings for weights whose values were already put on a grid (weight repair,

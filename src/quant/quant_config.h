@@ -53,6 +53,9 @@ struct QuantConfig {
   std::map<std::string, TensorOverride> overrides;
   // How 16-bit Q/DQ are written.
   Qdq16 qdq16 = Qdq16::kAuto;
+  // 8-bit Conv weight codes that no int16 pair of x86 int8 kernels without VNNI can overflow
+  // (quant/saturation_safe.h); needs 8-bit weights and activations.
+  bool saturation_safe = false;
 };
 
 // "w8a8" or "w8a16" (case-insensitive); throws listing the choices.

@@ -1,0 +1,36 @@
+// Saturation-safe weight codes (quantize --saturation-safe): int8 Conv weights chosen so that no
+// pair of products x86 int8 kernels add into one int16 can overflow it, under ONNX Runtime's and
+// oneDNN's pairing alike (runtime/int8_pairs.h), whatever the u8 activations. Only codes that take
+// part in an overflowing pair change: the pair's two magnitudes come down to a sum of 128, one
+// unit at a time from the code that was rounded up the most (nearest to the unrounded values);
+// GPTQ (quant/gptq.h) instead clamps a pair's second code and compensates the error.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/tensor.h"
+#include "quant/weight_encoding.h"
+
+namespace edgeq {
+
+// For each position of one output channel's weights [C/group, kH, kW], the positions it shares an
+// int16 with under either library's order (at most two).
+std::vector<std::vector<int32_t>> pair_partners(int64_t channels_per_group, int64_t kh, int64_t kw);
+
+// The range of codes position `a` may take given its partners' codes already chosen (`chosen`
+// marks them): none of its pairs can overflow. Always contains 0.
+struct CodeRange {
+  int64_t lo, hi;
+};
+CodeRange safe_code_range(const std::vector<int32_t>& partners_of_a, const int64_t* codes,
+                          const char* chosen, int64_t lo, int64_t hi);
+
+// Makes the codes of `q` (int8 [O, C/group, kH, kW], quantized from the float weight `w` with
+// `enc`) saturation-safe in place, nearest to w / scale. Returns how many codes changed.
+int64_t make_pairs_safe(Tensor& q, const Tensor& w, const TensorEncoding& enc);
+
+// Whether some pair of `q`'s row `o` (int8 codes) can overflow under either order.
+bool row_has_overflowing_pair(const Tensor& q, int64_t o,
+                              const std::vector<std::vector<int32_t>>& partners);
+
+}  // namespace edgeq
