@@ -67,6 +67,37 @@ TEST(SaturationSafe, LowersOnlyOverflowingPairsNearestToTheirValues) {
   EXPECT_EQ(qn.data<int8_t>()[0] + qn.data<int8_t>()[1], -128);
 }
 
+// The grid per channel: a channel whose one pair barely overflows (65 + 65) keeps (nearly) its
+// grid and lowers that pair; a channel where every tap's channels pair up large (as the first
+// conv's RGB weights do) gets a coarser grid instead of losing a quarter of each weight.
+// Reduce-range keeps every code within [-64, 64].
+TEST(SaturationSafe, ChoosesACoarserGridWhereManyPairsOverflow) {
+  std::vector<float> wv(2 * 4 * 9, 0.f);
+  for (int i = 0; i < 36; ++i) wv[i] = float((i * 37) % 121 - 60);  // row 0: no pair over 120,
+  wv[0] = wv[9] = 65.f;                                             // but this one (130),
+  wv[1] = -127.f, wv[10] = 10.f;                                    // and a grid of 1
+  for (int i = 36; i < 72; ++i) wv[i] = 127.f - (i % 7);            // row 1
+  const Tensor w = Tensor::from_vector<float>({2, 4, 3, 3}, wv);
+  const TensorEncoding plain = weight_encoding(w, true, 0, 8, "w");
+  const TensorEncoding safe = saturation_safe_encoding(w, plain);
+  EXPECT_LT(safe.at(0).scale, 1.01f * plain.at(0).scale);  // (nearly) its own grid
+  EXPECT_GT(safe.at(1).scale, 1.5f * plain.at(1).scale);
+  Tensor q = quantize_tensor(w, safe);
+  make_pairs_safe(q, w, safe);
+  EXPECT_FALSE(any_overflowing_pair(q));
+  EXPECT_EQ(q.data<int8_t>()[0] + q.data<int8_t>()[9], 128);
+  double err = 0;  // row 1: every weight within a step of its value
+  const Tensor back = dequantize_tensor(q, safe);
+  for (int i = 36; i < 72; ++i)
+    err = std::max(err, std::fabs(double(back.data<float>()[i]) - wv[i]) / safe.at(1).scale);
+  EXPECT_LE(err, 1.0);
+  const TensorEncoding rr = reduce_range_encoding(w, plain);
+  const Tensor qr = quantize_tensor(w, rr);
+  for (int64_t i = 0; i < qr.numel(); ++i) EXPECT_LE(std::abs(int(qr.data<int8_t>()[i])), 64);
+  EXPECT_FLOAT_EQ(rr.at(1).scale, 127.f / 64.f);
+  EXPECT_FALSE(any_overflowing_pair(qr));
+}
+
 // A 3x3 conv with 3 input channels (the two orders differ) and random weights whose rows have
 // pairs that overflow: after GPTQ with saturation_safe none does under either order, and rows
 // where plain GPTQ chose no overflowing pair keep plain GPTQ's values.

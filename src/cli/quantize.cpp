@@ -66,7 +66,7 @@ void run_quantize(const QuantizeArgs& a) {
   c.per_channel_weights = !a.per_tensor_weights;
   c.activation_symmetric = a.symmetric_activations;
   c.saturation_safe = a.saturation_safe;
-  if (a.reduce_range) c.weight_bits = 7;
+  c.reduce_range = a.reduce_range;
   for (const std::string& n : comma_list(a.exclude)) c.exclude_nodes.insert(n);
   if (!a.overrides.empty()) c.overrides = parse_overrides(read_file(a.overrides), a.overrides);
 
@@ -184,8 +184,9 @@ void register_quantize(CLI::App& app) {
                 "pair change; GPTQ compensates with --images --gptq); harmless on VNNI CPUs and "
                 "NPUs");
   cmd->add_flag("--reduce-range", a->reduce_range,
-                "w8a8 with 7-bit weights everywhere (ONNX Runtime's reduce_range): no pair can "
-                "overflow, at a coarser weight grid; for comparison with --saturation-safe");
+                "w8a8 with 7-bit weight codes everywhere (-64..64, ONNX Runtime's reduce_range): "
+                "no pair can overflow, at twice the weight step; for comparison with "
+                "--saturation-safe");
   cmd->add_option("--out", a->out, "QDQ ONNX to write")->required();
   cmd->add_option("--encodings", a->encodings, "also write encodings JSON (AIMET/QNN form)");
   cmd->add_option("--encodings-format", a->encodings_format, "1.0.0 | 0.6.1")

@@ -104,7 +104,7 @@ std::map<std::string, TensorEncoding> repair_model(const RepairOptions& o, Graph
   WeightRepairOptions opt;
   opt.gptq = o.gptq > 0 || (o.gptq == 0 && gptq_by_default(c));
   opt.bias_correction = o.bias_correction;
-  opt.gptq_options.saturation_safe = c.saturation_safe;
+  opt.gptq_options.saturation_safe = c.saturation_safe || c.reduce_range;
   opt.threads = o.threads;
   if (!o.cle && !opt.any()) {
     std::cerr << "note: --images: no weight repair to run (GPTQ is the w8a16 default; "

@@ -319,8 +319,10 @@ TensorEncoding node_weight_encoding(const Node& n, const Tensor& w, const QuantC
   const std::optional<int64_t> axis = weight_channel_axis(n, w);
   EDGEQ_CHECK(axis.has_value(), n.describe(), " has no weight input");
   const bool per_channel = cfg.per_channel_weights && *axis >= 0;
-  return weight_encoding(w, per_channel, per_channel ? *axis : 0, cfg.weight_bits,
-                         "weight '" + n.inputs.at(1) + "' of " + n.describe());
+  const TensorEncoding e = weight_encoding(w, per_channel, per_channel ? *axis : 0, cfg.weight_bits,
+                                           "weight '" + n.inputs.at(1) + "' of " + n.describe());
+  if (cfg.reduce_range) return reduce_range_encoding(w, e);
+  return cfg.saturation_safe && n.op_type == "Conv" ? saturation_safe_encoding(w, e) : e;
 }
 
 QdqModel export_qdq(const Graph& g, const QuantPlan& plan,

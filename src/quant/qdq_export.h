@@ -48,7 +48,8 @@ QdqModel export_qdq(const Graph& g, const QuantPlan& plan,
 // 1 of this op is not a weight.
 std::optional<int64_t> weight_channel_axis(const Node& n, const Tensor& w);
 // The encoding export gives node n's weight `w` under `cfg` (weight_encoding: symmetric, per
-// channel along weight_channel_axis unless cfg says per tensor, exact grids kept).
+// channel along weight_channel_axis unless cfg says per tensor, exact grids kept; a Conv's grid
+// per channel from saturation_safe_encoding under cfg.saturation_safe).
 TensorEncoding node_weight_encoding(const Node& n, const Tensor& w, const QuantConfig& cfg);
 
 }  // namespace edgeq

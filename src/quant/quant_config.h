@@ -56,6 +56,8 @@ struct QuantConfig {
   // 8-bit Conv weight codes that no int16 pair of x86 int8 kernels without VNNI can overflow
   // (quant/saturation_safe.h); needs 8-bit weights and activations.
   bool saturation_safe = false;
+  // 8-bit weights with codes within [-64, 64] (ONNX Runtime's reduce_range), for comparison.
+  bool reduce_range = false;
 };
 
 // "w8a8" or "w8a16" (case-insensitive); throws listing the choices.

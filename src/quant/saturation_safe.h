@@ -1,9 +1,14 @@
 // Saturation-safe weight codes (quantize --saturation-safe): int8 Conv weights chosen so that no
 // pair of products x86 int8 kernels add into one int16 can overflow it, under ONNX Runtime's and
-// oneDNN's pairing alike (runtime/int8_pairs.h), whatever the u8 activations. Only codes that take
-// part in an overflowing pair change: the pair's two magnitudes come down to a sum of 128, one
-// unit at a time from the code that was rounded up the most (nearest to the unrounded values);
-// GPTQ (quant/gptq.h) instead clamps a pair's second code and compensates the error.
+// oneDNN's pairing alike (runtime/int8_pairs.h), whatever the u8 activations. Two tools, chosen
+// per output channel by the weight error they leave:
+//   - lower the codes of an overflowing pair until their magnitudes sum to 128, one unit at a
+//     time from the code rounded up the most (only codes in such a pair change);
+//   - a coarser grid for the channel (its scale times up to the largest pair sum / 128), which
+//     spreads the error over every weight of the channel: where many large weights pair up (the
+//     first conv's RGB taps) lowering pairs would cut them by a quarter or more.
+// With images, GPTQ (quant/gptq.h) rounds on the chosen grid and clamps a pair's second code,
+// compensating the error on the codes not yet rounded.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -28,6 +33,16 @@ CodeRange safe_code_range(const std::vector<int32_t>& partners_of_a, const int64
 // Makes the codes of `q` (int8 [O, C/group, kH, kW], quantized from the float weight `w` with
 // `enc`) saturation-safe in place, nearest to w / scale. Returns how many codes changed.
 int64_t make_pairs_safe(Tensor& q, const Tensor& w, const TensorEncoding& enc);
+
+// `enc` (a conv weight's 8-bit per-channel encoding of `w` [O, C/group, kH, kW]) with each
+// channel's scale chosen among 1 .. (largest pair sum / 128) times its own, for the least squared
+// weight error after make_pairs_safe. Other encodings are returned as they are.
+TensorEncoding saturation_safe_encoding(const Tensor& w, const TensorEncoding& enc);
+
+// ONNX Runtime's reduce_range for weights: 8-bit signed storage, codes within [-64, 64] (scale =
+// max |w| / 64 per channel, or per tensor), so no two can overflow an int16 pair; other encodings
+// are returned as they are.
+TensorEncoding reduce_range_encoding(const Tensor& w, const TensorEncoding& enc);
 
 // Whether some pair of `q`'s row `o` (int8 codes) can overflow under either order.
 bool row_has_overflowing_pair(const Tensor& q, int64_t o,
