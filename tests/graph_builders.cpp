@@ -64,4 +64,29 @@ QdqExport export_qdq_model(const Graph& g, const Stats& s, const QuantConfig& c)
   return {export_qdq(g, plan, activation_encodings(g, plan, s, c), c).graph, plan};
 }
 
+PairedConv paired_conv_model(unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> n01(0.f, 1.f);
+  std::uniform_real_distribution<float> u01;
+  const int64_t out = 16, in = 4;
+  std::vector<float> wv(out * in * 9);
+  for (float& v : wv) v = 0.2f * n01(rng);
+  for (int64_t o = 0; o < out; ++o) wv[o * 36 + 4] = wv[o * 36 + 13] = 0.5f;  // channels 0, 1
+  PairedConv p;
+  Graph& g = p.graph;
+  g.opsets = {{"", 17}};
+  g.inputs = {{"x", DType::kFloat32, {1, in, 10, 10}}};
+  g.outputs = {{"y", DType::kFloat32, {1, out, 10, 10}}};
+  g.initializers["w"] = Tensor::from_vector<float>({out, in, 3, 3}, wv);
+  Node conv = node("c", "Conv", {"x", "w"}, {"y"});
+  conv.attrs["pads"] = ints_attr({1, 1, 1, 1});
+  g.nodes.push_back(conv);
+  for (int i = 0; i < 4; ++i) {
+    std::vector<float> x(in * 100);
+    for (float& v : x) v = 4.f * u01(rng);
+    p.inputs.push_back(Tensor::from_vector<float>({1, in, 10, 10}, x));
+  }
+  return p;
+}
+
 }  // namespace edgeq::test

@@ -35,4 +35,14 @@ struct QdqExport {
 // Plans `g` under `c` (activations: the values with statistics in `s`) and exports it as QDQ.
 QdqExport export_qdq_model(const Graph& g, const Stats& s, const QuantConfig& c);
 
+// x [1,4,10,10] -> Conv 3x3 (16 out, pad 1) -> y, random weights (seed) with a strong same-sign
+// pair (channels 0 and 1 at the centre tap) in every output channel, and 4 inputs uniform in
+// [0, 4) (8-bit codes across 0..255): a W8A8 export has int16 pairs that overflow on x86 without
+// VNNI.
+struct PairedConv {
+  Graph graph;
+  std::vector<Tensor> inputs;
+};
+PairedConv paired_conv_model(unsigned seed);
+
 }  // namespace edgeq::test

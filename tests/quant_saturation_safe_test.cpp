@@ -139,32 +139,15 @@ TEST(SaturationSafe, GptqClampsPairsAndCompensates) {
   EXPECT_GT(kept, 0);
 }
 
-// x [1,4,10,10] -> Conv 3x3 (16 out, pad 1), random weights with strong same-sign pairs: exported
-// plain, --exec int8 --emulate avx2 departs from the exact int8 run; exported saturation-safe, no
-// pair can overflow, so the emulation equals the exact run bit for bit, and ONNX Runtime's own
-// int8 kernels land within a step of its exact QDQ formula on any CPU (on a CPU without VNNI the
-// plain file's do not).
+// test::paired_conv_model (a 3x3 conv with strong same-sign pairs): exported plain, --exec int8
+// --emulate avx2 departs from the exact int8 run; exported saturation-safe, no pair can overflow,
+// so the emulation equals the exact run bit for bit, and ONNX Runtime's own int8 kernels land
+// within a step of its exact QDQ formula on any CPU (on a CPU without VNNI the plain file's do
+// not).
 TEST(SaturationSafe, ExportedModelRunsTheSameWithSaturatingPairs) {
-  std::mt19937 rng(5);
-  std::normal_distribution<float> n01(0.f, 1.f);
-  const int64_t out = 16, in = 4;
-  std::vector<float> wv(out * in * 9);
-  for (float& v : wv) v = 0.2f * n01(rng);
-  for (int64_t o = 0; o < out; ++o) wv[o * 36 + 4] = wv[o * 36 + 13] = 0.5f;  // channels 0, 1
-  Graph g;
-  g.opsets = {{"", 17}};
-  g.inputs = {{"x", DType::kFloat32, {1, in, 10, 10}}};
-  g.outputs = {{"y", DType::kFloat32, {1, out, 10, 10}}};
-  g.initializers["w"] = Tensor::from_vector<float>({out, in, 3, 3}, wv);
-  Node conv = test::node("c", "Conv", {"x", "w"}, {"y"});
-  conv.attrs["pads"] = test::ints_attr({1, 1, 1, 1});
-  g.nodes.push_back(conv);
-  std::vector<Tensor> xs;
-  for (int i = 0; i < 4; ++i) {
-    std::vector<float> x(in * 100);
-    for (float& v : x) v = 4.f * std::uniform_real_distribution<float>()(rng);  // codes 0..255
-    xs.push_back(Tensor::from_vector<float>({1, in, 10, 10}, x));
-  }
+  const test::PairedConv model = test::paired_conv_model(5);
+  const Graph& g = model.graph;
+  const std::vector<Tensor>& xs = model.inputs;
   const Stats stats = test::calibrate(g, "x", xs);
   QuantConfig c;
   auto run = [&](const Graph& q, Int8Emulation e) {

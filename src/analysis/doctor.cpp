@@ -43,7 +43,8 @@ int concat_bits(const std::map<std::string, TensorEncoding>& enc) {
 }  // namespace
 
 DoctorReport run_doctor(const Graph& model, const EncodingSet* encodings_file, const Stats* stats,
-                        const TargetOps& target) {
+                        const TargetOps& target,
+                        const std::vector<std::map<std::string, Tensor>>* images) {
   DoctorReport r;
   r.target = target.target;
   for (const Node& n : model.nodes) r.qdq |= is_qdq_op(n);
@@ -130,6 +131,12 @@ DoctorReport run_doctor(const Graph& model, const EncodingSet* encodings_file, c
   auto placement = op_support_findings(model, target);
   f.insert(f.end(), placement.begin(), placement.end());
   f.push_back(placement_advice(model, target));
+  if (r.qdq && !target.int8_pairs.empty()) {
+    r.saturation = int8_pair_report(model);
+    if (images) measure_saturation(model, *images, *r.saturation);
+    auto pairs = saturation_findings(*r.saturation, target);
+    f.insert(f.end(), pairs.begin(), pairs.end());
+  }
   sort_findings(f);
   return r;
 }
@@ -176,6 +183,24 @@ nlohmann::json doctor_report_to_json(const DoctorReport& r) {
                   {"cut_input", c.cut_input},
                   {"cut_fraction", c.cut_fraction}});
   j["concats"] = cs;
+  if (r.saturation) {
+    nlohmann::json convs = nlohmann::json::array();
+    for (const ConvPairs& c : r.saturation->convs)
+      convs.push_back({{"node", c.node},
+                       {"pairs", c.pairs},
+                       {"overflow_ort", c.overflow_ort},
+                       {"overflow_onednn", c.overflow_onednn},
+                       {"evaluated", c.evaluated},
+                       {"saturated", c.saturated}});
+    j["int8_pairs"] = {{"images", r.saturation->images}, {"convs", convs}};
+    if (const auto& p = r.saturation->predicted)
+      j["int8_pairs"]["predicted"] = {{"exact_detections", p->ref_count},
+                                      {"emulated_detections", p->test_count},
+                                      {"matched", p->matched},
+                                      {"match_rate", p->match_rate},
+                                      {"box_px", p->box_px.mean},
+                                      {"kpt_px", p->kpt_px.mean}};
+  }
   return j;
 }
 

@@ -18,6 +18,7 @@
 #include "analysis/concat_spans.h"
 #include "analysis/finding.h"
 #include "analysis/head_decode.h"
+#include "analysis/int8_saturation.h"
 #include "analysis/op_support.h"
 #include "analysis/value_ranges.h"
 #include "ir/graph.h"
@@ -35,13 +36,16 @@ struct DoctorReport {
   std::optional<BoxDecode> box_decode;
   std::vector<ValueRange> ranges;
   std::vector<ConcatSpan> concats;
-  std::vector<Finding> findings;  // sorted, most severe first
+  std::optional<SaturationReport> saturation;  // a QDQ model for a target that pairs products
+  std::vector<Finding> findings;               // sorted, most severe first
 };
 
-// `encodings_file` / `stats` may be null. Throws naming the value when the encodings file names
-// a value the model does not have.
+// `encodings_file` / `stats` / `images` may be null. Throws naming the value when the encodings
+// file names a value the model does not have. `images` (the model's inputs): how often int8 pairs
+// saturated on them, and the detections the emulation of ORT's AVX2 kernels predicts.
 DoctorReport run_doctor(const Graph& model, const EncodingSet* encodings_file, const Stats* stats,
-                        const TargetOps& target);
+                        const TargetOps& target,
+                        const std::vector<std::map<std::string, Tensor>>* images = nullptr);
 
 nlohmann::json doctor_report_to_json(const DoctorReport& r);
 // Text for the terminal: a summary line, then findings (info findings capped at `max_info`).

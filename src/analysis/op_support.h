@@ -17,6 +17,9 @@ struct TargetOps {
   std::string placement = "ort";        // the quantize --placement this target wants
   std::string placement_why;            // why, for the doctor
   std::string float_ops_run_on;         // what happens to ops left in float
+  // How its int8 convolutions add u8 x s8 products (analysis/int8_saturation.h): "saturate" (in
+  // int16 pairs that can overflow), "depends" (on the CPU), or "" (exactly / not judged).
+  std::string int8_pairs;
   std::set<std::string> quantized;
   std::map<std::string, std::string> uncertain;    // op -> note
   std::map<std::string, std::string> unsupported;  // op -> note

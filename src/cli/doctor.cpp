@@ -3,6 +3,7 @@
 // cannot run quantized, and optionally per-value sensitivity with a mixed-precision set.
 #include "analysis/doctor.h"
 
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -61,8 +62,18 @@ void run_doctor_cli(const DoctorArgs& a) {
     have_stats = true;
   }
 
-  DoctorReport rep = run_doctor(model, a.encodings.empty() ? nullptr : &file_enc,
-                                have_stats ? &stats : nullptr, target);
+  // A QDQ model judged for a target whose int8 convolutions pair products: run on the images.
+  std::vector<std::map<std::string, Tensor>> pair_inputs;
+  const bool pairs = !target.int8_pairs.empty() && !a.images.empty() &&
+                     std::any_of(model.nodes.begin(), model.nodes.end(), is_qdq_op);
+  if (pairs) {
+    pair_inputs = load_inputs(view, a.images, a.max_images);
+    std::cerr << "int8 pairs: running the model on " << pair_inputs.size()
+              << " images (exact and as ONNX Runtime's AVX2 kernels)\n";
+  }
+  DoctorReport rep =
+      run_doctor(model, a.encodings.empty() ? nullptr : &file_enc, have_stats ? &stats : nullptr,
+                 target, pairs ? &pair_inputs : nullptr);
   std::cout << format_doctor_report(rep, a.max_info);
   nlohmann::json j = doctor_report_to_json(rep);
 
@@ -133,7 +144,8 @@ void register_doctor(CLI::App& app) {
                   "encodings JSON (AIMET/QNN form) to judge instead of the model's Q/DQ");
   cmd->add_option("--stats", a->stats, "FP32 calibration statistics (edgeq calibrate)");
   cmd->add_option("--target", a->target,
-                  "qnn-htp | rknn | cpu | openvino, or an op table .json (data/targets/ form)")
+                  "qnn-htp | rknn | cpu | cpu-avx2 (x86 without VNNI: int8 pairs that saturate) "
+                  "| openvino, or an op table .json (data/targets/ form)")
       ->capture_default_str();
   cmd->add_option("--json", a->json, "write all findings, ranges and concat spans as JSON");
   cmd->add_option("--images", a->images,
