@@ -5,9 +5,11 @@
 #   ORT int8: ONNX Runtime's default session (its int8 kernels, on this machine's CPU),
 #   edgeq int8: --exec int8 (exact integer sums on any CPU),
 #   emulated: --exec int8 --emulate avx2 (ORT's kernels on an AVX2 CPU, on any machine).
-#   scripts/measure_saturation.sh [MODEL.onnx] [LABELLED_IMAGES_ROOT] [OUT=out/saturation] [JUDGE_N=64]
-# Splits as scripts/quant_table.sh's fold A: calibration (and GPTQ) on 32 variants of the train
-# photos, judged on JUDGE_N variants of the val photos (edgeq augment), never seen by the former.
+#   scripts/measure_saturation.sh [MODEL.onnx] [LABELLED_IMAGES_ROOT] [OUT=out/saturation]
+#                                 [JUDGE_N=64] [FOLD=A]
+# Splits as scripts/quant_table.sh's folds: A calibrates (and runs GPTQ) on 32 variants of the
+# train photos and judges on JUDGE_N variants of the val photos (edgeq augment), never seen by the
+# former; B swaps train and val.
 # Prints a markdown table (and writes OUT/table.md); says which CPU it ran on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +19,9 @@ MODEL="$(default_model "${1:-}")"
 DATA="${2:-../shared/data/coco8-pose}"
 OUT="${3:-out/saturation}"
 JUDGE_N="${4:-64}"
+FOLD="${5:-A}"
+CALIB_FROM=train JUDGE_FROM=val
+[ "$FOLD" = B ] && CALIB_FROM=val JUDGE_FROM=train
 E=build/edgeq
 ORT=tools/ort/ort_run.js
 [ -d "$DATA/images/train" ] && [ -d "$DATA/images/val" ] ||
@@ -28,8 +33,8 @@ split() {  # dir source seed n
     $E augment --images "$DATA/images/$2" --out "$1" --n "$4" --seed "$3" >/dev/null
   fi
 }
-split "$OUT/calib" train 2 32
-split "$OUT/judge" val 1 "$JUDGE_N"
+split "$OUT/calib" "$CALIB_FROM" 2 32
+split "$OUT/judge" "$JUDGE_FROM" 1 "$JUDGE_N"
 $E calibrate --model "$MODEL" --images "$OUT/calib/images" --out "$OUT/stats.cbor" >/dev/null 2>&1
 
 OPTIONS=(
@@ -43,7 +48,7 @@ flags="$(grep -m1 -o -w -E 'avx512_vnni|avx_vnni' /proc/cpuinfo | head -1 || tru
 isa="$(grep -q -w avx512f /proc/cpuinfo && echo AVX-512 || echo AVX2)${flags:+ + ${flags}}"
 [ -z "$flags" ] && isa="$isa, no VNNI"
 {
-  echo "Judged on $JUDGE_N variants of the val photos; CPU: $cpu ($isa), $(nproc) cores."
+  echo "Fold $FOLD: calibrated on 32 variants of the $CALIB_FROM photos, judged on $JUDGE_N variants of the $JUDGE_FROM photos; CPU: $cpu ($isa), $(nproc) cores."
   echo
   echo "| edgeq quantize ... | executed by | match vs FP32 | box px | kpt px | pose mAP50-95 drop | box mAP50-95 drop |"
   echo "|---|---|---|---|---|---|---|"
