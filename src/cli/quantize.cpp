@@ -179,10 +179,11 @@ void register_quantize(CLI::App& app) {
   cmd->add_option("--qdq16", a->qdq16, "16-bit Q/DQ: auto | contrib | opset21")
       ->capture_default_str();
   cmd->add_flag("--saturation-safe", a->saturation_safe,
-                "w8a8 for x86 CPUs without VNNI (ONNX Runtime / oneDNN int8 kernels): Conv weight "
-                "codes chosen so no int16 pair of products can overflow (only codes in such a "
-                "pair change; GPTQ compensates with --images --gptq); harmless on VNNI CPUs and "
-                "NPUs");
+                "w8a8 for ONNX Runtime / oneDNN on x86 CPUs that may lack VNNI: Conv weight codes "
+                "no int16 pair of products can overflow (per channel, overflowing pairs lowered "
+                "or a coarser grid; GPTQ compensates with --images --gptq); not the default: on "
+                "NPUs, VNNI and ARM CPUs the plain file is exact (doctor --target cpu-avx2 "
+                "checks a file)");
   cmd->add_flag("--reduce-range", a->reduce_range,
                 "w8a8 with 7-bit weight codes everywhere (-64..64, ONNX Runtime's reduce_range): "
                 "no pair can overflow, at twice the weight step; for comparison with "
