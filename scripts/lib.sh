@@ -14,6 +14,15 @@ default_model() {
   fi
 }
 
+# augment_split DIR IMAGES SEED N: N variants of the photos in IMAGES (edgeq augment, labels from
+# beside them) as DIR/images and DIR/labels, made again only when DIR does not hold N images.
+augment_split() {
+  if [ "$(ls "$1/images" 2>/dev/null | wc -l)" != "$4" ]; then
+    rm -rf "$1"
+    build/edgeq augment --images "$2" --out "$1" --n "$4" --seed "$3" >/dev/null
+  fi
+}
+
 # Builds edgeq, its tests and the fuzz harnesses with clang, AddressSanitizer and
 # UndefinedBehaviorSanitizer into build-asan (one build serves scripts/test_sanitize.sh and
 # scripts/fuzz.sh), installing clang, its sanitizer and libFuzzer runtimes and OpenMP first when

@@ -27,14 +27,8 @@ ORT=tools/ort/ort_run.js
 [ -d "$DATA/images/train" ] && [ -d "$DATA/images/val" ] ||
   { echo "measure_saturation: $DATA needs images/train and images/val with labels/ beside" >&2; exit 1; }
 mkdir -p "$OUT"
-split() {  # dir source seed n
-  if [ "$(ls "$1/images" 2>/dev/null | wc -l)" != "$4" ]; then
-    rm -rf "$1"
-    $E augment --images "$DATA/images/$2" --out "$1" --n "$4" --seed "$3" >/dev/null
-  fi
-}
-split "$OUT/calib" "$CALIB_FROM" 2 32
-split "$OUT/judge" "$JUDGE_FROM" 1 "$JUDGE_N"
+augment_split "$OUT/calib" "$DATA/images/$CALIB_FROM" 2 32
+augment_split "$OUT/judge" "$DATA/images/$JUDGE_FROM" 1 "$JUDGE_N"
 $E calibrate --model "$MODEL" --images "$OUT/calib/images" --out "$OUT/stats.cbor" >/dev/null 2>&1
 
 OPTIONS=(

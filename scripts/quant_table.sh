@@ -23,18 +23,12 @@ OUT="${3:-out/quant_table}"
 [ -d "$DATA/images/train" ] && [ -d "$DATA/images/val" ] ||
   { echo "quant_table: $DATA needs images/train and images/val with labels/ beside" >&2; exit 1; }
 E=build/edgeq
-split() {  # dir source seed n
-  if [ "$(ls "$1/images" 2>/dev/null | wc -l)" != "$4" ]; then
-    rm -rf "$1"
-    $E augment --images "$DATA/images/$2" --out "$1" --n "$4" --seed "$3" >/dev/null
-  fi
-}
 fold() {  # name calibration-and-search-photos judge-photos
   local dir="$OUT/$1"
   mkdir -p "$dir"
-  split "$dir/calib" "$2" 2 32
-  split "$dir/search" "$2" 3 32
-  split "$dir/judge" "$3" 1 128
+  augment_split "$dir/calib" "$DATA/images/$2" 2 32
+  augment_split "$dir/search" "$DATA/images/$2" 3 32
+  augment_split "$dir/judge" "$DATA/images/$3" 1 128
   $E calibrate --model "$MODEL" --images "$dir/calib/images" --out "$dir/stats.cbor" >/dev/null 2>&1
 }
 fold A train val

@@ -37,13 +37,8 @@ void register_compare(CLI::App& app) {
   cmd->add_option("--map-conf", a->map_conf, "score threshold of detections scored for mAP")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  auto exec = std::make_shared<std::string>("simulate");
-  auto emulate = std::make_shared<std::string>("none");
-  cmd->add_option("--threads", a->threads, "threads (0: all cores)");
-  cmd->add_option("--exec", *exec, "how the test model runs: simulate | int8")
-      ->check(CLI::IsMember({"simulate", "int8"}))
-      ->capture_default_str();
-  add_emulate_option(cmd, *emulate);
+  auto run = std::make_shared<RunOptions>();  // the test model's; the reference runs in float
+  add_run_options(cmd, *run);
   cmd->add_option("--save-inputs", a->save_inputs,
                   "write each image's preprocessed input as DIR/<k>.npy (k from 0), to run "
                   "another engine on");
@@ -53,9 +48,11 @@ void register_compare(CLI::App& app) {
   cmd->add_option("--json", *json, "write the report as JSON");
   cmd->add_flag("--quiet", *quiet, "no per-image progress on stderr");
   add_ledger_options(cmd, *ledger);
-  cmd->callback([a, json, quiet, exec, emulate, ledger] {
-    a->exec = parse_exec_mode(*exec);
-    a->emulate = checked_emulation(*emulate, a->exec);
+  cmd->callback([a, json, quiet, run, ledger] {
+    const ExecutorOptions test = run->executor();
+    a->threads = test.threads;
+    a->exec = test.exec;
+    a->emulate = test.emulate;
     LedgerRecorder recorder(*ledger);
     CompareReport rep = run_compare(*a, *quiet ? nullptr : &std::cerr);
     print_compare_report(rep, std::cout);
