@@ -84,7 +84,7 @@ TEST(LedgerCli, EveryCommandAddsItsRun) {
   for (const char* kind : {"calibrate", "quantize", "compare", "bench", "run"})
     EXPECT_NE(r.out.find(std::string(" ") + kind + " "), std::string::npos) << kind << r.out;
   EXPECT_NE(r.out.find("5 run(s)"), std::string::npos) << r.out;
-  r = test::run_cli("ledger show " + test::shell_quote(l) + " 3");
+  r = test::run_cli("ledger show " + test::shell_quote(l) + " @3");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("match_rate"), std::string::npos) << r.out;
   r = test::run_cli("ledger diff " + test::shell_quote(l) + " zoo zoo");
@@ -124,6 +124,32 @@ TEST(LedgerCli, BadLedgerAndUnknownTagAreOneLine) {
                     " --baseline base --candidate base --max-rise x");
   EXPECT_NE(r.err.find("--max-rise"), std::string::npos) << r.err;
   EXPECT_EQ(lines(r.err), 1u) << r.err;
+
+  // Tags that look like numbers are tags (issue 27): run 1 is tagged base, run 2 "1", run 3 "2";
+  // run ids are written @N.
+  for (const char* tag : {"1", "2"}) {
+    r = test::run_cli("bench --model " + test::shell_quote(model) +
+                      " --runs 1 --warmup 0 --ledger " + test::shell_quote(l) + " --tag " + tag);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  r = test::run_cli("ledger show " + test::shell_quote(l) + " 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("run 3 (bench), tag 2\n"), std::string::npos) << r.out;
+  r = test::run_cli("ledger show " + test::shell_quote(l) + " @2");
+  EXPECT_NE(r.out.find("run 2 (bench), tag 1\n"), std::string::npos) << r.out;
+  r = test::run_cli("ledger check " + test::shell_quote(l) + " --baseline 1 --candidate 2");
+  EXPECT_NE(r.out.find("latency_ms"), std::string::npos) << r.out << r.err;
+  for (const std::string& bad :
+       {"show '" + l + "' 1041", "show '" + l + "' @99999999999999999999", "show '" + l + "' @x",
+        "diff '" + l + "' @1 base", "show '" + l + "' @7"}) {
+    r = test::run_cli("ledger " + bad);
+    EXPECT_EQ(r.exit_code, 1) << bad;
+    EXPECT_EQ(lines(r.err), 1u) << bad << ": " << r.err;
+    EXPECT_EQ(r.err.find("stoll"), std::string::npos) << r.err;
+  }
+  r = test::run_cli("bench --model " + test::shell_quote(model) + " --runs 1 --ledger " +
+                    test::shell_quote(l) + " --tag @3");
+  EXPECT_NE(r.err.find("cannot start with @"), std::string::npos) << r.err;
 }
 
 // The real yolo11n-pose: W8A16 and W8A8 compared with FP32 on coco8-pose (8 labelled photos);

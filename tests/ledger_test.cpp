@@ -122,7 +122,7 @@ TEST(Ledger, ReopeningKeepsRunsAndReadsThem) {
   EXPECT_EQ(r.latest("base", "compare"), std::nullopt);
   EXPECT_EQ(r.tags(), (std::vector<std::string>{"base", "cand"}));
   EXPECT_EQ(r.run(2).metric("latency_ms"), 31.0);
-  EXPECT_NE(error_of([&] { r.run(9); }).find("no run 9"), std::string::npos);
+  EXPECT_NE(error_of([&] { r.run(9); }).find("no run @9"), std::string::npos);
 }
 
 TEST(Ledger, FilesThatAreNotLedgersAreRefusedInOneLine) {

@@ -1,7 +1,7 @@
 // edgeq ledger: read the regression ledger that --ledger writes.
 //   list FILE [--tag T] [--kind K]    one line per run
-//   show FILE [RUN|TAG]               one run in full (default: the latest)
-//   diff FILE A B                     metrics of two runs (ids), or of two tags kind by kind
+//   show FILE [@ID|TAG]               one run in full (default: the latest)
+//   diff FILE A B                     metrics of two runs (@ids), or of two tags kind by kind
 //   check FILE --baseline T --candidate T [--max-drop M=X,...] [--max-rise M=X%,...]
 //                                     the CI gate: exit 1 with a table when a metric regressed
 #include "report/ledger.h"
@@ -42,8 +42,8 @@ void run_show(const LedgerCliArgs& a) {
   const std::vector<LedgerRun> all = ledger.runs();
   EDGEQ_CHECK(!all.empty(), "ledger ", a.file, " holds no run");
   if (a.run.empty()) return print_run(ledger.run(all.back().id), std::cout);
-  if (a.run.find_first_not_of("0123456789") == std::string::npos)
-    return print_run(ledger.run(std::stoll(a.run)), std::cout);
+  if (const std::optional<int64_t> id = parse_run_id(a.run))
+    return print_run(ledger.run(*id), std::cout);
   bool any = false;
   for (const LedgerKind& k : ledger_kinds())
     if (auto id = ledger.latest(a.run, k.name)) {
@@ -84,13 +84,15 @@ void register_ledger(CLI::App& app) {
 
   auto* show = cmd->add_subcommand("show", "One run in full: command line, hashes, metrics");
   show->add_option("file", a->file, "ledger (SQLite)")->required();
-  show->add_option("run", a->run, "run id, or a tag (its latest run of each kind); default: last");
+  show->add_option("run", a->run,
+                   "@ID (a run's number, as list shows it) or a tag (its latest run of each kind); "
+                   "default: the last run");
   show->callback([a] { run_show(*a); });
 
   auto* diff = cmd->add_subcommand("diff", "Metrics of two runs (ids) or two tags side by side");
   diff->add_option("file", a->file, "ledger (SQLite)")->required();
-  diff->add_option("a", a->a, "run id or tag")->required();
-  diff->add_option("b", a->b, "run id or tag")->required();
+  diff->add_option("a", a->a, "@ID or tag")->required();
+  diff->add_option("b", a->b, "@ID or tag")->required();
   diff->callback([a] { run_diff(*a); });
 
   auto* check = cmd->add_subcommand(
@@ -98,10 +100,8 @@ void register_ledger(CLI::App& app) {
       "Regression gate: the latest runs tagged --candidate against those tagged --baseline, "
       "kind by kind; exit 1 with a table when a metric moved past its limit");
   check->add_option("file", a->file, "ledger (SQLite)")->required();
-  check->add_option("--baseline", a->baseline, "tag (or run id) of the known-good runs")
-      ->required();
-  check->add_option("--candidate", a->candidate, "tag (or run id) of the runs under test")
-      ->required();
+  check->add_option("--baseline", a->baseline, "tag (or @ID) of the known-good runs")->required();
+  check->add_option("--candidate", a->candidate, "tag (or @ID) of the runs under test")->required();
   check
       ->add_option("--max-drop", a->max_drop,
                    "metrics that must not drop by more than an amount or a percentage of the "

@@ -1,7 +1,9 @@
 #include "cli/ledger_options.h"
 
+#include <algorithm>
 #include <iostream>
 
+#include "core/error.h"
 #include "core/file_io.h"
 #include "core/sha256.h"
 
@@ -62,6 +64,12 @@ const std::string& command_line() {
 }
 
 LedgerRecorder::LedgerRecorder(const LedgerArgs& a) : args_(a) {
+  EDGEQ_CHECK(a.tag.empty() || a.tag[0] != '@', "--tag '", a.tag,
+              "': a tag cannot start with @ (ledger show / diff / check read @N as run N)");
+  EDGEQ_CHECK(
+      std::none_of(a.tag.begin(), a.tag.end(),
+                   [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }),
+      "--tag holds a control character");
   if (!a.file.empty()) ledger_ = std::make_unique<Ledger>(a.file, Ledger::Access::kWrite);
 }
 

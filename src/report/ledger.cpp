@@ -178,7 +178,7 @@ std::vector<LedgerRun> Ledger::runs() {
 LedgerRun Ledger::run(int64_t id) {
   SqliteStatement s(db_, std::string(kRunColumns) + " WHERE id = ?1");
   s.bind(1, id);
-  EDGEQ_CHECK(s.step(), "ledger ", path(), " has no run ", id);
+  EDGEQ_CHECK(s.step(), "ledger ", path(), " has no run @", id);
   LedgerRun r = run_from_row(s);
   SqliteStatement m(db_, "SELECT name, value FROM metrics WHERE run_id = ?1 ORDER BY name");
   m.bind(1, id);

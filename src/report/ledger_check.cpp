@@ -13,10 +13,6 @@
 namespace edgeq {
 namespace {
 
-bool is_run_id(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
 void check_tag_exists(Ledger& ledger, const std::string& tag) {
   const std::vector<std::string> tags = ledger.tags();
   if (std::find(tags.begin(), tags.end(), tag) != tags.end()) return;
@@ -67,9 +63,23 @@ std::vector<MetricLimit> parse_limits(const std::string& spec, const std::string
   return out;
 }
 
+std::optional<int64_t> parse_run_id(const std::string& ref) {
+  if (ref.empty() || ref[0] != '@') return std::nullopt;
+  const std::string digits = ref.substr(1);
+  EDGEQ_CHECK(
+      !digits.empty() && digits.size() <= 18 &&
+          std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }),
+      "run id '", ref, "': expected @ and the run's number (e.g. @12, as ledger list ",
+      "shows it); a tag never starts with @");
+  return std::stoll(digits);
+}
+
 std::vector<std::pair<LedgerRun, LedgerRun>> matching_runs(Ledger& ledger, const std::string& a,
                                                            const std::string& b) {
-  if (is_run_id(a) && is_run_id(b)) return {{ledger.run(std::stoll(a)), ledger.run(std::stoll(b))}};
+  const std::optional<int64_t> ia = parse_run_id(a), ib = parse_run_id(b);
+  EDGEQ_CHECK(ia.has_value() == ib.has_value(), "'", ia ? a : b, "' is a run id and '", ia ? b : a,
+              "' a tag: compare two runs (@id) or two tags");
+  if (ia) return {{ledger.run(*ia), ledger.run(*ib)}};
   check_tag_exists(ledger, a);
   check_tag_exists(ledger, b);
   std::vector<std::pair<LedgerRun, LedgerRun>> pairs;

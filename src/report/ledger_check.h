@@ -26,6 +26,10 @@ std::vector<MetricLimit> parse_limits(const std::string& spec, const std::string
 // Pairs of runs to compare: two run ids give that one pair; two tags give, for every kind both
 // have, the latest run of that kind with each tag. Throws for an unknown tag (naming the known
 // ones), an unknown run id, or tags with no kind in common.
+// A run reference: "@N" names run N; anything else is a tag (so a tag "2" is never run 2).
+// Throws for "@" followed by anything but a number.
+std::optional<int64_t> parse_run_id(const std::string& ref);
+
 std::vector<std::pair<LedgerRun, LedgerRun>> matching_runs(Ledger& ledger, const std::string& a,
                                                            const std::string& b);
 
