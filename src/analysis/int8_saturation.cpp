@@ -1,5 +1,6 @@
 #include "analysis/int8_saturation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -8,6 +9,7 @@
 #include "runtime/executor.h"
 #include "runtime/int8_pairs.h"
 #include "runtime/kernels/conv_common.h"
+#include "runtime/pair_saturation.h"
 #include "vision/postprocess.h"
 #include "vision/yolo_layout.h"
 #include "vision/yolo_model.h"
@@ -45,55 +47,19 @@ std::optional<Int8Conv> int8_conv(const Graph& g, size_t i) {
   return Int8Conv{i, dw.inputs[0], scale->to_floats()[0], zp->data<uint8_t>()[0]};
 }
 
-// ORT's overflow-prone pairs of one conv: output channel, both taps (channel, ky, kx), weights.
-struct PronePair {
-  int32_t o, c_a, y_a, x_a, c_b, y_b, x_b, w_a, w_b;
-};
-
-std::vector<PronePair> prone_pairs(const Tensor& w, int64_t group) {
-  const int64_t c_out = w.dim(0), cig = w.dim(1), kh = w.dim(2), kw = w.dim(3);
-  const int64_t per_out = cig * kh * kw, per_group = c_out / group;
-  std::vector<PronePair> out;
-  for (const auto& [a, b] : conv_weight_pairs(cig, kh, kw, PairOrder::kOnnxRuntime))
-    for (int64_t o = 0; o < c_out; ++o) {
-      const int8_t* row = w.data<int8_t>() + o * per_out;
-      if (!pair_can_overflow(row[a], row[b])) continue;
-      const int32_t c0 = static_cast<int32_t>(o / per_group * cig);
-      out.push_back({int32_t(o), c0 + int32_t(a / (kh * kw)), int32_t(a / kw % kh), int32_t(a % kw),
-                     c0 + int32_t(b / (kh * kw)), int32_t(b / kw % kh), int32_t(b % kw), row[a],
-                     row[b]});
-    }
-  return out;
-}
-
-// How many of the prone pairs' sums leave int16 on one input of codes (NCHW).
+// How many of the prone pairs' sums leave int16 on one input (NCHW floats on the conv's input
+// grid).
 void count_saturations(const Node& conv, const Tensor& w, const Tensor& x, const Int8Conv& c,
-                       const std::vector<PronePair>& pairs, ConvPairs& out) {
+                       const std::vector<SaturatingPair>& pairs, ConvPairs& out) {
   const ConvGeometry g = conv_geometry(conv, x.shape(), w.shape());
-  const int64_t c_in = g.src_dims[1], ih = g.src_dims[2], iw = g.src_dims[3];
-  const int64_t oh = g.dst_dims[2], ow = g.dst_dims[3];
+  std::vector<uint8_t> codes(static_cast<size_t>(x.numel()));
   const float* v = x.data<float>();
-  auto code = [&](int64_t n, int32_t ch, int64_t sy, int64_t sx) -> int32_t {
-    if (sy < 0 || sy >= ih || sx < 0 || sx >= iw) return c.in_zero_point;
-    const float q = std::nearbyint(v[((n * c_in + ch) * ih + sy) * iw + sx] / c.in_scale);
-    return std::clamp(static_cast<int32_t>(q) + c.in_zero_point, 0, 255);
-  };
-  int64_t saturated = 0;
-#pragma omp parallel for reduction(+ : saturated) schedule(static)
-  for (int64_t row = 0; row < g.src_dims[0] * oh; ++row) {
-    const int64_t n = row / oh, y = row % oh;
-    for (int64_t ox = 0; ox < ow; ++ox)
-      for (const PronePair& p : pairs) {
-        const int64_t ya = y * g.strides[0] - g.pad_l[0] + p.y_a * g.dilations[0];
-        const int64_t xa = ox * g.strides[1] - g.pad_l[1] + p.x_a * g.dilations[1];
-        const int64_t yb = y * g.strides[0] - g.pad_l[0] + p.y_b * g.dilations[0];
-        const int64_t xb = ox * g.strides[1] - g.pad_l[1] + p.x_b * g.dilations[1];
-        const int32_t sum = code(n, p.c_a, ya, xa) * p.w_a + code(n, p.c_b, yb, xb) * p.w_b;
-        saturated += sum != saturate_int16(sum);
-      }
-  }
-  out.evaluated += g.src_dims[0] * oh * ow * static_cast<int64_t>(pairs.size());
-  out.saturated += saturated;
+  for (size_t i = 0; i < codes.size(); ++i)
+    codes[i] = static_cast<uint8_t>(std::clamp(
+        static_cast<int32_t>(std::nearbyint(v[i] / c.in_scale)) + c.in_zero_point, 0, 255));
+  out.saturated +=
+      apply_pair_saturation(g, Layout::kPlain, codes.data(), c.in_zero_point, pairs, nullptr);
+  out.evaluated += g.dst_dims[0] * g.dst_dims[2] * g.dst_dims[3] * int64_t(pairs.size());
 }
 
 std::string percent(double part, double whole) {
@@ -124,14 +90,14 @@ void measure_saturation(const Graph& qdq, const std::vector<std::map<std::string
   for (size_t k = 0; k < r.convs.size(); ++k) row_of[r.convs[k].node] = k;
   struct Watched {
     Int8Conv conv;
-    std::vector<PronePair> pairs;
+    std::vector<SaturatingPair> pairs;
   };
   std::map<std::string, std::vector<Watched>> by_input;  // conv input value -> its int8 convs
   for (size_t i = 0; i < qdq.nodes.size(); ++i) {
     const auto c = int8_conv(qdq, i);
     if (!c) continue;
     const Node& n = qdq.nodes[i];
-    auto pairs = prone_pairs(qdq.initializers.at(c->weights), n.attr_int("group", 1));
+    auto pairs = saturating_pairs(qdq.initializers.at(c->weights), n.attr_int("group", 1));
     if (!pairs.empty()) by_input[n.inputs[0]].push_back({*c, std::move(pairs)});
   }
   ExecutorOptions counting;

@@ -22,7 +22,6 @@
 // reads the zero point's code, as MLAS's im2col writes it).
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <memory>
 
@@ -31,6 +30,7 @@
 #include "runtime/int8_pairs.h"
 #include "runtime/kernels/conv_common.h"
 #include "runtime/kernels/registry.h"
+#include "runtime/pair_saturation.h"
 
 namespace edgeq {
 namespace {
@@ -87,35 +87,6 @@ EDGEQ_SIMD_CLONES(template <bool per_value>, void, requant_values, requant_value
                    int64_t n, RequantRun rq, float* y),
                   (a, b, bias, scale, n, rq, y))
 
-// One pair of products that can saturate: output channel o, the two taps' input channel and
-// kernel position, and their weights.
-struct SaturatingPair {
-  int32_t o, c_a, y_a, x_a, c_b, y_b, x_b, w_a, w_b;
-};
-
-// The pairs of `w` [O, C/group, kH, kW] that ONNX Runtime's kernels add into one int16 and whose
-// weights could overflow it.
-std::vector<SaturatingPair> saturating_pairs(const Tensor& w, int64_t group) {
-  const int64_t c_out = w.dim(0), cig = w.dim(1), kh = w.dim(2), kw = w.dim(3);
-  const int64_t per_out = cig * kh * kw, per_group = c_out / group;
-  const std::vector<WeightPair> pairs = conv_weight_pairs(cig, kh, kw, PairOrder::kOnnxRuntime);
-  std::vector<SaturatingPair> out;
-  for (int64_t o = 0; o < c_out; ++o) {
-    const int8_t* row = w.data<int8_t>() + o * per_out;
-    const int64_t c0 = o / per_group * cig;
-    for (const auto& [a, b] : pairs) {
-      if (!pair_can_overflow(row[a], row[b])) continue;
-      auto tap = [&](int32_t i) {
-        return std::array<int32_t, 3>{int32_t(c0 + i / (kh * kw)), int32_t(i / kw % kh),
-                                      int32_t(i % kw)};
-      };
-      const auto ta = tap(a), tb = tap(b);
-      out.push_back({int32_t(o), ta[0], ta[1], ta[2], tb[0], tb[1], tb[2], row[a], row[b]});
-    }
-  }
-  return out;
-}
-
 int8_t keep_weight(int8_t w) {
   return w;
 }
@@ -155,33 +126,7 @@ class QConv final : public Kernel {
  private:
   // first_ += what saturating each pair in saturating_ takes off its exact sum, per output pixel.
   void saturate(const uint8_t* x) {
-    const ConvGeometry& g = geom_;
-    const int64_t c_in = g.src_dims[1], ih = g.src_dims[2], iw = g.src_dims[3];
-    const int64_t c_out = g.dst_dims[1], oh = g.dst_dims[2], ow = g.dst_dims[3];
-    const bool nhwc = layout_ == Layout::kNHWC;
-    const int32_t pad_code = input_zero_point_;
-    int32_t* acc = first_.data();
-#pragma omp parallel for schedule(static)
-    for (int64_t row = 0; row < g.dst_dims[0] * oh; ++row) {
-      const int64_t n = row / oh, y = row % oh;
-      const uint8_t* image = x + n * c_in * ih * iw;
-      auto code = [&](int32_t c, int32_t ky, int32_t kx, int64_t ox) -> int32_t {
-        const int64_t sy = y * g.strides[0] - g.pad_l[0] + ky * g.dilations[0];
-        const int64_t sx = ox * g.strides[1] - g.pad_l[1] + kx * g.dilations[1];
-        if (sy < 0 || sy >= ih || sx < 0 || sx >= iw) return pad_code;
-        return image[nhwc ? (sy * iw + sx) * c_in + c : (c * ih + sy) * iw + sx];
-      };
-      for (int64_t ox = 0; ox < ow; ++ox)
-        for (const SaturatingPair& p : saturating_) {
-          const int32_t exact =
-              code(p.c_a, p.y_a, p.x_a, ox) * p.w_a + code(p.c_b, p.y_b, p.x_b, ox) * p.w_b;
-          const int32_t kept = saturate_int16(exact);
-          if (kept == exact) continue;
-          const int64_t at = nhwc ? ((n * oh + y) * ow + ox) * c_out + p.o
-                                  : ((n * c_out + p.o) * oh + y) * ow + ox;
-          acc[at] += kept - exact;
-        }
-    }
+    apply_pair_saturation(geom_, layout_, x, input_zero_point_, saturating_, first_.data());
   }
 
   // `s` with each weight replaced by `part` of it (a half of the split, int8_pairs.h, or itself),
