@@ -10,18 +10,18 @@
 
 namespace edgeq::bench {
 
-// EDGEQ_BENCH_MODEL, else ../shared/models/yolo11n-pose.onnx beside the checkout. Loads it into g;
-// without a model, marks the benchmark skipped and returns false.
+// EDGEQ_BENCH_MODEL, else the repository's models/yolo11n-pose.onnx. Loads it into g; without a
+// model, marks the benchmark skipped and returns false.
 inline bool load_bench_model(benchmark::State& state, Graph& g) {
   std::string path;
   if (const char* env = std::getenv("EDGEQ_BENCH_MODEL")) {
     path = env;
   } else {
-    std::string p = std::string(EDGEQ_SOURCE_DIR) + "/../shared/models/yolo11n-pose.onnx";
+    std::string p = std::string(EDGEQ_SOURCE_DIR) + "/models/yolo11n-pose.onnx";
     if (std::filesystem::exists(p)) path = p;
   }
   if (path.empty()) {
-    state.SkipWithError("no model: set EDGEQ_BENCH_MODEL or provide ../shared/models");
+    state.SkipWithError("no model: set EDGEQ_BENCH_MODEL (models/yolo11n-pose.onnx is missing)");
     return false;
   }
   g = load_onnx(path);

@@ -4,9 +4,8 @@
 # runs its own int8 kernels on it). Prints each median, the ratio edgeq / ORT (below 1.0: edgeq
 # is faster) and each quantized run against edgeq's own FP32.
 #   scripts/bench.sh [MODEL.onnx] [THREADS=2] [RUNS=30] [CALIB_IMAGES_DIR]
-# Without MODEL: ../shared/models/yolo11n-pose.onnx if present, else a zoo yolo11n-pose. The QDQ
-# models are calibrated (mse ranges) on CALIB_IMAGES_DIR, else the coco8-pose images when present,
-# else 16 generated scenes; W8A8 keeps the decode tail at 16 bit.
+# Without MODEL: the repository's models/yolo11n-pose.onnx. The QDQ models are calibrated (mse
+# ranges) on CALIB_IMAGES_DIR, else the 8 coco8-pose photos (data/coco8-pose/images); W8A8 keeps the decode tail at 16 bit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x build/edgeq ] && [ -d tools/ort/node_modules/onnxruntime-node ] || ./scripts/setup.sh >/dev/null
@@ -14,17 +13,9 @@ cd "$(dirname "$0")/.."
 MODEL="$(default_model "${1:-}")"
 THREADS="${2:-2}"
 RUNS="${3:-30}"
-IMAGES="${4:-}"
+IMAGES="${4:-data/coco8-pose/images}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-if [ -z "$IMAGES" ]; then
-  if [ -d ../shared/data/coco8-pose/images ]; then
-    IMAGES=../shared/data/coco8-pose/images
-  else
-    build/edgeq scenes --out "$tmp/scenes" --n 16 >/dev/null
-    IMAGES="$tmp/scenes"
-  fi
-fi
 echo "quantizing $MODEL (calibration: $IMAGES) ..." >&2
 build/edgeq calibrate --model "$MODEL" --images "$IMAGES" --out "$tmp/stats.cbor" >/dev/null 2>&1
 build/edgeq quantize --model "$MODEL" --stats "$tmp/stats.cbor" --scheme w8a16 --range mse \

@@ -8,7 +8,7 @@
 # and counts from its first worker being planned; the benches count from a planned model and
 # include their first run (--warmup 0). Prints each round and the median ratios over the rounds.
 #   scripts/bench_calibration.sh [MODEL.onnx] [IMAGES_DIR] [N=128] [THREADS=2] [ROUNDS=2]
-# Without MODEL: ../shared/models/yolo11n-pose.onnx if present, else a zoo yolo11n-pose.
+# Without MODEL: the repository's models/yolo11n-pose.onnx.
 # Without IMAGES_DIR: N synthetic scenes (edgeq scenes).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -3,8 +3,8 @@
 # run: serial and pipelined runs alternate ROUNDS times; prints each run's frames/s, the median of
 # each mode, their ratio (pipelined / serial) and the pipelined run's stage table.
 #   scripts/bench_pipeline.sh [MODEL.onnx] [FRAMES=300] [THREADS=2] [EXEC=simulate] [ROUNDS=3]
-# Without MODEL: ../shared/models/yolo11n-pose.onnx if present, else a zoo yolo11n-pose. The video
-# pans over the coco8-pose photos when present, else over generated street scenes. EXEC int8
+# Without MODEL: the repository's models/yolo11n-pose.onnx. The video pans over the coco8-pose
+# photos (data/coco8-pose/images). EXEC int8
 # needs a W8A8 QDQ model (edgeq quantize --scheme w8a8).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,9 +17,8 @@ EXEC="${4:-simulate}"
 ROUNDS="${5:-3}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-photos=()
-[ -d ../shared/data/coco8-pose/images ] && photos=(--images ../shared/data/coco8-pose/images)
-build/edgeq scenes --video "$tmp/clip.avi" --n "$FRAMES" --size 640x480 "${photos[@]}" >/dev/null
+build/edgeq scenes --video "$tmp/clip.avi" --n "$FRAMES" --size 640x480 \
+  --images data/coco8-pose/images >/dev/null
 
 run() {  # run MODE ROUND [--pipeline]
   build/edgeq run --model "$MODEL" --image "$tmp/clip.avi" --threads "$THREADS" --exec "$EXEC" \

@@ -5,7 +5,7 @@
 # and GPTQ + bias correction together.
 #   scripts/measure_repair.sh [N=16] [MODEL.onnx CALIB_IMAGES JUDGE_IMAGES]
 # Without arguments: the real yolo11n-pose calibrated on coco8-pose images/train and judged on
-# images/val (when ../shared holds them), and a zoo yolo11n-pose (untrained weights) calibrated on
+# images/val (data/coco8-pose), and a zoo yolo11n-pose (untrained weights) calibrated on
 # N synthetic scenes (seed 0) and judged on N others (seed 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,11 +52,8 @@ if [ $# -ge 4 ]; then
   measure custom "$2" "$2" "$3" "$4"
   exit 0
 fi
-if [ -f ../shared/models/yolo11n-pose.onnx ]; then
-  measure real "yolo11n-pose, calibrated on coco8-pose train, judged on val" \
-    ../shared/models/yolo11n-pose.onnx ../shared/data/coco8-pose/images/train \
-    ../shared/data/coco8-pose/images/val
-fi
+measure real "yolo11n-pose, calibrated on coco8-pose train, judged on val" \
+  models/yolo11n-pose.onnx data/coco8-pose/images/train data/coco8-pose/images/val
 build/edgeq zoo yolo11n-pose -o "$tmp/zoo.onnx" >/dev/null
 build/edgeq scenes --out "$tmp/calib" --n "$N" --seed 0 >/dev/null
 build/edgeq scenes --out "$tmp/judge" --n "$N" --seed 1 >/dev/null

@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 [ -x build/edgeq ] || ./scripts/setup.sh >/dev/null
 . scripts/lib.sh
 MODEL="$(default_model "${1:-}")"
-DATA="${2:-../shared/data/coco8-pose}"
+DATA="${2:-data/coco8-pose}"
 OUT="${3:-out/saturation}"
 JUDGE_N="${4:-64}"
 FOLD="${5:-A}"

@@ -2,8 +2,8 @@
 # Honest quantization numbers on a held-out dev split: every quantize option judged against the
 # FP32 model on images the quantizer never saw, in two folds so that all 8 photos are judged.
 #   scripts/quant_table.sh [MODEL.onnx] [LABELLED_IMAGES_ROOT] [OUT_DIR=out/quant_table]
-# LABELLED_IMAGES_ROOT holds images/{train,val} with labels/ beside (default: ../shared/data/
-# coco8-pose). Splits (edgeq augment: flips, scales, crops, mosaics), per fold:
+# LABELLED_IMAGES_ROOT holds images/{train,val} with labels/ beside (default:
+# data/coco8-pose). Splits (edgeq augment: flips, scales, crops, mosaics), per fold:
 #   fold A: calib = 32 variants of the train photos (-> edgeq calibrate, and GPTQ for its w8a16
 #           row), search = 32 other variants of them (-> quantize --auto's validation images),
 #           judge = 128 variants of the val photos (-> edgeq compare; never seen by the above);
@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 [ -x build/edgeq ] || ./scripts/setup.sh >/dev/null
 . scripts/lib.sh
 MODEL="$(default_model "${1:-}")"
-DATA="${2:-../shared/data/coco8-pose}"
+DATA="${2:-data/coco8-pose}"
 OUT="${3:-out/quant_table}"
 [ -d "$DATA/images/train" ] && [ -d "$DATA/images/val" ] ||
   { echo "quant_table: $DATA needs images/train and images/val with labels/ beside" >&2; exit 1; }

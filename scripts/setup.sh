@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what edgeq needs (Debian packages, ONNX Runtime for Node as the test oracle) and builds
 # it in Release into build/. Safe to run again: it only installs what is missing.
+# EDGEQ_BUILD_TARGETS="edgeq ..." builds only those targets (scripts/demo.sh: the program alone);
+# by default everything (the program, the tests, the benchmarks).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,4 +29,6 @@ fi
 
 echo "== building (Release)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DEDGEQ_WERROR="${EDGEQ_WERROR:-OFF}" >/dev/null
-cmake --build build -j"$(nproc)"
+targets=()
+for t in ${EDGEQ_BUILD_TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build build -j"$(nproc)" "${targets[@]}"

@@ -51,18 +51,8 @@ const CliModelFixture& cli_model_fixture() {
   static const CliModelFixture f = [] {
     CliModelFixture f;
     f.dir = temp_dir("cli_model");
-    if (!real_model_path().empty() && !coco8_pose_dir().empty()) {
-      f.model = real_model_path();
-      f.images = coco8_pose_dir() + "/images";
-      f.real = true;
-      return f;
-    }
-    f.model = f.dir + "/zoo.onnx";
-    f.images = f.dir + "/scenes";
-    auto z = run_cli("zoo yolo11n-pose -o " + shell_quote(f.model));
-    auto s = run_cli("scenes --out " + shell_quote(f.images) + " --n 6");
-    if (z.exit_code || s.exit_code)
-      f.skip = "cannot build the zoo model or scenes: " + z.err + s.err;
+    f.model = real_model_path();
+    f.images = coco8_pose_dir() + "/images";
     return f;
   }();
   return f;

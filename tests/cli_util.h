@@ -16,11 +16,10 @@ std::string edgeq_bin();
 // 'S' quoted for the shell.
 std::string shell_quote(const std::string& s);
 
-// The FP32 model and images CLI tests run on: the real yolo11n-pose and coco8-pose when present,
-// otherwise the zoo model and 6 synthetic scenes (made once per test process).
+// The FP32 model and images CLI tests run on: the real yolo11n-pose and the 8 coco8-pose photos
+// (in the repository), and a scratch folder made once per test process.
 struct CliModelFixture {
-  std::string model, images, dir, skip;  // skip: why the fixture could not be made, or ""
-  bool real = false;
+  std::string model, images, dir;
 };
 const CliModelFixture& cli_model_fixture();
 

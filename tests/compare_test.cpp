@@ -27,7 +27,7 @@ CompareOptions real_options(const std::string& test_model) {
 }
 
 TEST(CompareReal, ModelAgainstItselfIsExact) {
-  EDGEQ_REQUIRE_SHARED();
+  EDGEQ_REQUIRE_REAL_DATA();
   ASSERT_FALSE(test::coco8_pose_dir().empty());
   CompareReport r = run_compare(real_options(test::real_model_path()), nullptr);
   EXPECT_EQ(r.images, 8);
@@ -57,7 +57,7 @@ TEST(CompareReal, ModelAgainstItselfIsExact) {
 }
 
 TEST(CompareReal, PerturbedWeightsShowUpAtEveryLevel) {
-  EDGEQ_REQUIRE_SHARED();
+  EDGEQ_REQUIRE_REAL_DATA();
   Graph g = load_onnx(test::real_model_path());
   // Multiply every conv weight of the head (layer 23) by 1 + 5% noise.
   std::mt19937 rng(7);
@@ -90,7 +90,7 @@ TEST(CompareReal, PerturbedWeightsShowUpAtEveryLevel) {
 }
 
 TEST(CompareCli, SelfCompareWritesJson) {
-  EDGEQ_REQUIRE_SHARED();
+  EDGEQ_REQUIRE_REAL_DATA();
   const std::string dir = test::temp_dir("cmp_cli");
   const std::string m = test::real_model_path();
   auto r = test::run_cli("compare --ref '" + m + "' --test '" + m + "' --images '" +
@@ -110,7 +110,7 @@ TEST(CompareCli, SelfCompareWritesJson) {
 // Another engine as the test: compare writes the preprocessed inputs, ONNX Runtime runs the model
 // on them, and compare judges ORT's outputs read back from files (DIR/<k>/output0.npy).
 TEST(CompareCli, JudgesAnotherEnginesOutputs) {
-  EDGEQ_REQUIRE_SHARED();
+  EDGEQ_REQUIRE_REAL_DATA();
   EDGEQ_REQUIRE_ORT();
   const std::string dir = test::temp_dir("cmp_engine");
   const std::string m = test::real_model_path();

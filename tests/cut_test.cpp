@@ -251,7 +251,7 @@ TEST(Cut, ModelWithoutUltralyticsNames) {
 }
 
 TEST(CutReal, ArmsOfTheRealModelInEdgeqAndOrt) {
-  EDGEQ_REQUIRE_SHARED();
+  EDGEQ_REQUIRE_REAL_DATA();
   Graph model = load_onnx(test::real_model_path());
   const Tensor x = random_image(4);
   CutSpec sa;

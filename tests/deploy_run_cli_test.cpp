@@ -2,7 +2,7 @@
 // detections frame for frame and a timing report; a corrupt frame is skipped and counted; a video
 // that cannot be opened is one line with nothing written; Ctrl-C (SIGINT) stops the pipeline and
 // still writes the frames that finished; `scenes --video` writes the test video. Real yolo11n-pose
-// panning over the coco8-pose photos when present, else the zoo model over synthetic scenes.
+// panning over the coco8-pose photos.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -25,21 +25,15 @@ namespace {
 namespace fs = std::filesystem;
 
 struct Fixture {
-  std::string model, photos, dir, skip;
+  std::string model, photos, dir;
 };
 
 const Fixture& fixture() {
   static const Fixture f = [] {
     Fixture f;
     f.dir = test::temp_dir("deploy_run");
-    if (!test::real_model_path().empty() && !test::coco8_pose_dir().empty()) {
-      f.model = test::real_model_path();
-      f.photos = test::coco8_pose_dir() + "/images";
-      return f;
-    }
-    f.model = f.dir + "/zoo.onnx";
-    auto z = test::run_cli("zoo yolo11n-pose -o " + test::shell_quote(f.model));
-    if (z.exit_code) f.skip = "cannot build the zoo model: " + z.err;
+    f.model = test::real_model_path();
+    f.photos = test::coco8_pose_dir() + "/images";
     return f;
   }();
   return f;
@@ -57,9 +51,8 @@ std::string video(const std::string& name, int frames) {
   return path;
 }
 
-#define REQUIRE_FIXTURE()                                       \
-  const Fixture& fx = fixture();                                \
-  if (!fx.skip.empty()) GTEST_SKIP() << "skipped: " << fx.skip; \
+#define REQUIRE_FIXTURE()        \
+  const Fixture& fx = fixture(); \
   std::printf("model: %s\n", fx.model.c_str())
 
 size_t count_of(const std::string& s, const std::string& what) {

@@ -78,7 +78,7 @@ float max_cx_stride8(Executor& ex, const Tensor& image) {
 }  // namespace
 
 TEST(DoctorRealModel, VendorBoxDecodeEncodingIsFlaggedAndFixed) {
-  EDGEQ_REQUIRE_SHARED();
+  EDGEQ_REQUIRE_REAL_DATA();
   const RealPose& s = real_pose();
   auto decode = find_box_decode(s.fp32);
   ASSERT_TRUE(decode.has_value());
@@ -147,7 +147,7 @@ namespace edgeq {
 // the encoding. W8A16 clips nothing that matters (no error); W8A8 pins the box decode inside the
 // image (printed, with the rest, for the record).
 TEST(DoctorRealModel, QnnMseTruncations) {
-  EDGEQ_REQUIRE_SHARED();
+  EDGEQ_REQUIRE_REAL_DATA();
   const RealPose& s = real_pose();
   auto decode = find_box_decode(s.fp32);
   ASSERT_TRUE(decode.has_value());

@@ -47,7 +47,7 @@ nlohmann::json compare(const std::string& ref, const std::string& test, const st
 }
 
 TEST(FieldDefect, VendorDecodeEncodingLosesBoxesAndPatchRecovers) {
-  EDGEQ_REQUIRE_SHARED();
+  EDGEQ_REQUIRE_REAL_DATA();
   const std::string model = test::real_model_path();
   const std::string coco = test::coco8_pose_dir() + "/images";
   const std::string dir = test::temp_dir("field");

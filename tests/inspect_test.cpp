@@ -91,7 +91,7 @@ const std::vector<std::string> kYolo11PoseKinds = {
     "C3k2", "Conv", "Concat", "C3k2",     "Conv",   "Concat", "C3k2",     "Pose"};
 
 TEST(Inspect, RealModelAgreesWithPublishedNumbers) {
-  EDGEQ_REQUIRE_SHARED();
+  EDGEQ_REQUIRE_REAL_DATA();
   ModelSummary s = summarize_model(load_onnx(test::real_model_path()));
   // Ultralytics: YOLO11n-pose has 2.9 M parameters (2,866,468 fused) and 7.6 GFLOPs at 640.
   EXPECT_EQ(s.params, 2866468);

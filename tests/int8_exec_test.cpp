@@ -306,7 +306,7 @@ std::vector<Detection> detections(const Tensor& out) {
 // (DESIGN.md lesson 10) and land further from the formula than the integer run, whose QConv
 // splits the weights where a pair could overflow (kernels/qconv.cpp).
 TEST(Int8ExecRealModel, DetectionsMatchSimulationAndOnnxRuntime) {
-  EDGEQ_REQUIRE_SHARED();
+  EDGEQ_REQUIRE_REAL_DATA();
   const RealW8A8& r = real_w8a8();
   ExecutorOptions int8;
   int8.exec = ExecMode::kInt8;

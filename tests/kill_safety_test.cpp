@@ -118,7 +118,6 @@ void check_kills(const std::string& what, const std::string& dir,
 
 TEST(KillSafety, CalibrateLeavesThePreviousStatsOrTheCompleteOnes) {
   const test::CliModelFixture& fx = test::cli_model_fixture();
-  if (!fx.skip.empty()) GTEST_SKIP() << "skipped: " << fx.skip;
   const std::string dir = test::temp_dir("kill_calibrate");
   check_kills("calibrate", dir, {"a.stats", "a.json"}, {"a.json"},
               {"calibrate", "--model", fx.model, "--images", fx.images, "--n", "4", "--threads",
@@ -128,7 +127,6 @@ TEST(KillSafety, CalibrateLeavesThePreviousStatsOrTheCompleteOnes) {
 
 TEST(KillSafety, QuantizeLeavesThePreviousModelOrTheCompleteOne) {
   const test::CliModelFixture& fx = test::cli_model_fixture();
-  if (!fx.skip.empty()) GTEST_SKIP() << "skipped: " << fx.skip;
   const std::string dir = test::temp_dir("kill_quantize");
   const std::string stats = test::temp_dir("kill_quantize_stats") + "/s.stats";
   auto r = test::run_cli("calibrate --model " + test::shell_quote(fx.model) + " --images " +

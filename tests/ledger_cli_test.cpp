@@ -155,8 +155,7 @@ TEST(LedgerCli, BadLedgerAndUnknownTagAreOneLine) {
 // The real yolo11n-pose: W8A16 and W8A8 compared with FP32 on coco8-pose (8 labelled photos);
 // the W8A8 run must fail the default gate against W8A16, and a second identical W8A16 run pass.
 TEST(LedgerCli, CheckFailsW8A8AgainstW8A16AndPassesIdenticalRuns) {
-  EDGEQ_REQUIRE_SHARED();
-  if (test::coco8_pose_dir().empty()) GTEST_SKIP() << "skipped: coco8-pose is not present";
+  EDGEQ_REQUIRE_REAL_DATA();
   const std::string d = test::temp_dir("ledger_gate");
   const std::string model = test::real_model_path(), images = test::coco8_pose_dir() + "/images";
   const std::string l = d + "/l.sqlite";

@@ -38,7 +38,7 @@ RowErrors compare_pose(const Tensor& a, const Tensor& b) {
 }
 
 TEST(OrtParity, RealPoseModelOnCoco8) {
-  EDGEQ_REQUIRE_SHARED();
+  EDGEQ_REQUIRE_REAL_DATA();
   EDGEQ_REQUIRE_ORT();
   const std::string model = test::real_model_path();
   Graph g = load_onnx(model);
@@ -75,7 +75,7 @@ TEST(OrtParity, RealPoseModelOnCoco8) {
 
 // The same with fusion and channels-last off: the plain path must agree too.
 TEST(OrtParity, RealPoseModelPlainPath) {
-  EDGEQ_REQUIRE_SHARED();
+  EDGEQ_REQUIRE_REAL_DATA();
   EDGEQ_REQUIRE_ORT();
   const std::string model = test::real_model_path();
   Graph g = load_onnx(model);
@@ -95,7 +95,7 @@ TEST(OrtParity, RealPoseModelPlainPath) {
 
 // Load then save must give a model that ORT runs identically.
 TEST(OrtParity, OnnxRoundTripIsLossless) {
-  EDGEQ_REQUIRE_SHARED();
+  EDGEQ_REQUIRE_REAL_DATA();
   EDGEQ_REQUIRE_ORT();
   const std::string model = test::real_model_path();
   Graph g = load_onnx(model);

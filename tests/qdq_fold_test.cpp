@@ -287,7 +287,7 @@ const RealQdq& real_qdq() {
 }  // namespace
 
 TEST(QdqFoldRealModel, BitIdenticalToQAndDqOps) {
-  EDGEQ_REQUIRE_SHARED();
+  EDGEQ_REQUIRE_REAL_DATA();
   const RealQdq& r = real_qdq();
   for (const auto& [scheme, g] : r.models) {
     ExecutorOptions plain;
@@ -326,7 +326,7 @@ TEST(QdqFoldRealModel, BitIdenticalToQAndDqOps) {
 }
 
 TEST(QdqFoldRealModel, W8A16WithinStepsOfOnnxRuntime) {
-  EDGEQ_REQUIRE_SHARED();
+  EDGEQ_REQUIRE_REAL_DATA();
   EDGEQ_REQUIRE_ORT();
   const RealQdq& r = real_qdq();
   const Graph& g = r.models.at("w8a16");
@@ -402,7 +402,7 @@ Graph single_op(const Graph& g, const Node& q, const Node& dq, Executor& planned
 // Per op, from the same inputs (ONNX Runtime's values of them), edgeq's folded simulation and ONNX
 // Runtime give codes at most one step apart.
 TEST(QdqFoldRealModel, EachW8A16OpWithinOneStepOfOnnxRuntime) {
-  EDGEQ_REQUIRE_SHARED();
+  EDGEQ_REQUIRE_REAL_DATA();
   EDGEQ_REQUIRE_ORT();
   const RealQdq& r = real_qdq();
   Graph g = r.models.at("w8a16");

@@ -290,7 +290,7 @@ TEST(CalibrationRun, UnreadableImagesAreSkippedAndOtherErrorsStopTheRun) {
 // the real model and coco8-pose: counts and maxima exact, minima up to rounding at a SiLU's flat
 // bottom, and the encoding ranges every scheme picks close to the exact ones.
 TEST(Calibrator, DefaultStatisticsGiveTheRangesOfExactOnesOnTheRealModel) {
-  EDGEQ_REQUIRE_SHARED();
+  EDGEQ_REQUIRE_REAL_DATA();
   Graph g = load_onnx(test::real_model_path());
   CalibratorOptions exact_opt, fast_opt;
   exact_opt.derive = false;

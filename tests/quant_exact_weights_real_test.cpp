@@ -16,7 +16,7 @@
 namespace edgeq {
 
 TEST(QuantExactWeightsReal, ChannelsLeaveMaxAbsOnlyForAnExactGrid) {
-  EDGEQ_REQUIRE_SHARED();
+  EDGEQ_REQUIRE_REAL_DATA();
   Graph g = load_onnx(test::real_model_path());
   size_t channels = 0, maxabs_exact = 0, moved = 0, lossy = 0, tensors_moved = 0;
   for (const Node& n : g.nodes) {

@@ -86,7 +86,7 @@ double relative_l2(const Tensor& test, const Tensor& ref) {
 }  // namespace
 
 TEST(QuantRealModel, ShardedCalibrationMergesExactly) {
-  EDGEQ_REQUIRE_SHARED();
+  EDGEQ_REQUIRE_REAL_DATA();
   const RealSetup& s = setup();
   ASSERT_EQ(s.images.size(), 8u);
   Calibrator a(s.graph, s.sha, kPre), b(s.graph, s.sha, kPre);
@@ -104,7 +104,7 @@ TEST(QuantRealModel, ShardedCalibrationMergesExactly) {
 }
 
 TEST(QuantRealModel, QdqModelsMatchOnnxRuntime) {
-  EDGEQ_REQUIRE_SHARED();
+  EDGEQ_REQUIRE_REAL_DATA();
   EDGEQ_REQUIRE_ORT();
   const RealSetup& s = setup();
   std::string dir = test::temp_dir("quant_real");

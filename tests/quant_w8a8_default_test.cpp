@@ -44,7 +44,7 @@ Quantized quantize_default(const std::string& what, const std::string& model,
   return m;
 }
 
-// The zoo model always; the real one when ../shared has it.
+// The zoo model and the real one.
 const std::vector<Quantized>& models() {
   static const std::vector<Quantized> all = [] {
     std::vector<Quantized> out;
@@ -53,11 +53,9 @@ const std::vector<Quantized>& models() {
     auto s = test::run_cli("scenes --out " + test::shell_quote(dir + "/scenes") + " --n 4");
     EXPECT_EQ(z.exit_code + s.exit_code, 0) << z.err << s.err;
     out.push_back(quantize_default("zoo", dir + "/zoo.onnx", dir + "/scenes", dir));
-    if (!test::real_model_path().empty() && !test::coco8_pose_dir().empty()) {
-      std::string real = test::temp_dir("w8a8_default_real");
-      out.push_back(quantize_default("real", test::real_model_path(),
-                                     test::coco8_pose_dir() + "/images/train", real));
-    }
+    std::string real = test::temp_dir("w8a8_default_real");
+    out.push_back(quantize_default("real", test::real_model_path(),
+                                   test::coco8_pose_dir() + "/images/train", real));
     return out;
   }();
   return all;

@@ -70,7 +70,7 @@ std::vector<RefDet> reference_decode(const Tensor& y, const LetterboxInfo& lb, f
 }
 
 TEST(RunOrtParity, Coco8PoseDetectionsMatchOrtDecodedByReference) {
-  EDGEQ_REQUIRE_SHARED();
+  EDGEQ_REQUIRE_REAL_DATA();
   EDGEQ_REQUIRE_ORT();
   const std::string model = test::real_model_path();
   const std::string images = test::coco8_pose_dir() + "/images";

@@ -2,7 +2,7 @@
 // bits. In one process (set_simd_level): histograms of awkward data, and a zoo YOLO11n-pose's FP32
 // forward, calibration statistics, W8A16 simulation and W8A8 int8 run. Through the program
 // (EDGEQ_SIMD): calibrate writes the same stats bytes and `infer --exec int8` the same outputs,
-// on the real model when present. Levels the CPU lacks are skipped with a printed reason.
+// on the real model. Levels the CPU lacks are skipped with a printed reason.
 #include "core/simd.h"
 
 #include <gtest/gtest.h>
@@ -227,20 +227,10 @@ test::CliResult run_at(SimdLevel l, const std::string& args) {
 }
 
 // Through the program, forcing each level: calibrate writes the same stats bytes, and infer runs
-// a W8A8 model in int8 to the same output bytes. The real yolo11n-pose and coco8-pose when
-// present, else the zoo model and generated scenes.
+// a W8A8 model in int8 to the same output bytes, on the real yolo11n-pose and coco8-pose.
 TEST(Simd, ProgramWritesTheSameBytesAtEveryLevel) {
   const std::string dir = test::temp_dir("simd_cli");
-  std::string model = test::real_model_path(), images;
-  if (!model.empty() && !test::coco8_pose_dir().empty()) {
-    images = test::coco8_pose_dir() + "/images";
-  } else {
-    std::printf("real model or coco8-pose absent: zoo model and generated scenes\n");
-    model = dir + "/zoo.onnx";
-    images = dir + "/scenes";
-    ASSERT_EQ(test::run_cli("zoo yolo11n-pose -o " + test::shell_quote(model)).exit_code, 0);
-    ASSERT_EQ(test::run_cli("scenes --out " + test::shell_quote(images) + " --n 3").exit_code, 0);
-  }
+  const std::string model = test::real_model_path(), images = test::coco8_pose_dir() + "/images";
   std::string image;
   for (const auto& e : fs::recursive_directory_iterator(images))
     if (e.is_regular_file() && (image.empty() || e.path().string() < image))

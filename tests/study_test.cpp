@@ -388,6 +388,38 @@ TEST(StudyCli, AutoSchemeRunsOnArmCWithinItsBudget) {
   EXPECT_TRUE((*autop)["metrics"].contains("detections"));
 }
 
+// `study --labels` with arms A, B and C (the README's usage): labels belong to the arm whose
+// outputs are detections, so arm C reports mAP for both models and the cut arms A and B, whose
+// outputs are features, run without them (before, arm A failed: "labels given but the models have
+// no YOLO head output"). A zoo yolo11n-pose at 160 on the coco8-pose photos keeps it quick.
+TEST(StudyCli, LabelsGoToTheArmWithDetections) {
+  const std::string dir = test::temp_dir("study-labels");
+  save_onnx(build_yolo11("yolo11n-pose", 160), dir + "/m.onnx");
+  const std::string coco = test::coco8_pose_dir();
+  const auto r = run_cli("study --models '" + dir + "/m.onnx' --images '" + coco +
+                         "/images/train' --test '" + coco + "/images/val' --labels '" + coco +
+                         "/labels/val' --arms A,B,C --schemes w8a16 --bench-runs 1 " +
+                         "--bench-warmup 0 --thumbnails 0 --out '" + dir + "/out'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json d = load_json(dir + "/out/data.json");
+  ASSERT_EQ(d["runs"].size(), 3u);
+  for (const auto& run : d["runs"]) {
+    const nlohmann::json& m = run["metrics"];
+    if (run["arm"] == "C") {
+      ASSERT_TRUE(m.contains("map")) << m.dump();
+      for (const char* side : {"fp32", "quantized"}) {
+        ASSERT_TRUE(m["map"][side].contains("box_map50_95")) << m["map"].dump();
+        const double v = m["map"][side]["box_map50_95"];
+        EXPECT_GE(v, 0.0);
+        EXPECT_LE(v, 1.0);
+      }
+    } else {
+      EXPECT_FALSE(m.contains("map")) << run["arm"];
+      EXPECT_FALSE(m.contains("detections")) << run["arm"];
+    }
+  }
+}
+
 // `study --ledger`: one study row whose gate columns are the worst of data.json's runs (lowest
 // match rate, highest box error), and each run's numbers in the generic metrics table.
 TEST(StudyCli, LedgerRowHoldsTheWorstRun) {

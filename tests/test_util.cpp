@@ -22,24 +22,12 @@ namespace fs = std::filesystem;
 
 namespace edgeq::test {
 
-std::string shared_dir() {
-  if (const char* env = std::getenv("EDGEQ_SHARED_DIR")) return env;
-  fs::path p = fs::path(EDGEQ_SOURCE_DIR).parent_path() / "shared";
-  return fs::exists(p) ? p.string() : "";
-}
-
 std::string real_model_path() {
-  std::string s = shared_dir();
-  if (s.empty()) return "";
-  std::string p = s + "/models/yolo11n-pose.onnx";
-  return fs::exists(p) ? p : "";
+  return EDGEQ_SOURCE_DIR "/models/yolo11n-pose.onnx";
 }
 
 std::string coco8_pose_dir() {
-  std::string s = shared_dir();
-  if (s.empty()) return "";
-  std::string p = s + "/data/coco8-pose";
-  return fs::exists(p) ? p : "";
+  return EDGEQ_SOURCE_DIR "/data/coco8-pose";
 }
 
 static std::string ort_script() {

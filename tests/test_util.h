@@ -1,5 +1,7 @@
-// Shared test helpers: where shared data lives, and ONNX Runtime as the oracle (via Node).
+// Shared test helpers: where the real model and photos live, and ONNX Runtime as the oracle (via
+// Node).
 #pragma once
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -9,10 +11,10 @@
 
 namespace edgeq::test {
 
-// ../shared next to the checkout, or "" when absent.
-std::string shared_dir();
-std::string real_model_path();  // shared/models/yolo11n-pose.onnx or ""
-std::string coco8_pose_dir();   // shared/data/coco8-pose or ""
+// The real model and photos, in the repository (models/, data/): always there in a clone, so
+// tests on them never skip; EDGEQ_REQUIRE_REAL_DATA fails a test when a checkout lacks them.
+std::string real_model_path();  // models/yolo11n-pose.onnx
+std::string coco8_pose_dir();   // data/coco8-pose (images/ and labels/, train and val)
 // Empty when the ORT oracle can run; otherwise the reason it cannot.
 std::string ort_unavailable_reason();
 // How ONNX Runtime runs a model. kFormula (graph optimization "basic") keeps QDQ as
@@ -45,12 +47,13 @@ double output_step(const Graph& qdq, const std::string& output);
 
 }  // namespace edgeq::test
 
-// Skips the current test with a printed reason when the real model / data are absent.
-#define EDGEQ_REQUIRE_SHARED()                                                      \
-  do {                                                                              \
-    if (::edgeq::test::real_model_path().empty()) {                                 \
-      GTEST_SKIP() << "skipped: ../shared/models/yolo11n-pose.onnx is not present"; \
-    }                                                                               \
+// Fails the current test (never skips) when the checkout lacks the in-tree model or photos.
+#define EDGEQ_REQUIRE_REAL_DATA()                                                           \
+  do {                                                                                      \
+    ASSERT_TRUE(std::filesystem::is_regular_file(::edgeq::test::real_model_path()))         \
+        << ::edgeq::test::real_model_path() << " is missing from this checkout";            \
+    ASSERT_TRUE(std::filesystem::is_directory(::edgeq::test::coco8_pose_dir() + "/images")) \
+        << ::edgeq::test::coco8_pose_dir() << "/images is missing from this checkout";      \
   } while (0)
 #define EDGEQ_REQUIRE_ORT()                                     \
   do {                                                          \

@@ -1,14 +1,13 @@
-// Forward results do not depend on the thread count: the real yolo11n-pose (the zoo model when
-// absent) run at 1, 2 and 3 threads gives bit-identical outputs, and bit-identical values for
-// every activation when every value is watched (as calibration does), on a real image (a fixed
-// random input for the zoo model), in the default executor (NHWC, fusion). A difference names the
-// first value (in execution order) where it appears. Not covered: the plain-layout executor
-// (ExecutorOptions::channels_last = false, no CLI path), whose NCHW convolutions run on oneDNN's
-// gemm, which sums in a thread-dependent order (/model.7/conv is the first to differ).
+// Forward results do not depend on the thread count: the real yolo11n-pose run at 1, 2 and 3
+// threads gives bit-identical outputs, and bit-identical values for every activation when every
+// value is watched (as calibration does), on a real image, in the default executor (NHWC, fusion).
+// A difference names the first value (in execution order) where it appears. Not covered: the
+// plain-layout executor (ExecutorOptions::channels_last = false, no CLI path), whose NCHW
+// convolutions run on oneDNN's gemm, which sums in a thread-dependent order (/model.7/conv is the
+// first to differ).
 #include <gtest/gtest.h>
 
 #include <functional>
-#include <random>
 #include <string_view>
 
 #include "ir/onnx_io.h"
@@ -16,7 +15,6 @@
 #include "test_util.h"
 #include "vision/image_io.h"
 #include "vision/letterbox.h"
-#include "zoo/yolo11.h"
 
 namespace edgeq {
 namespace {
@@ -73,20 +71,11 @@ void check_threads(bool plain, bool watch_all) {
   Graph g;
   Tensor x;
   const std::string model = test::real_model_path();
-  if (!model.empty() && !test::coco8_pose_dir().empty()) {
-    g = load_onnx(model);
-    const auto images = list_images(test::coco8_pose_dir() + "/images");
-    ASSERT_FALSE(images.empty());
-    x = preprocess_image(read_image(images.front()), 640, 640, nullptr);
-    std::printf("model: %s, image %s\n", model.c_str(), images.front().c_str());
-  } else {
-    g = build_yolo11("yolo11n-pose");
-    x = Tensor(DType::kFloat32, {1, 3, 640, 640});
-    std::mt19937 rng(7);
-    std::uniform_real_distribution<float> u(0, 1);
-    for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = u(rng);
-    std::printf("model: zoo yolo11n-pose (the real model is absent), random input\n");
-  }
+  g = load_onnx(model);
+  const auto images = list_images(test::coco8_pose_dir() + "/images");
+  ASSERT_FALSE(images.empty());
+  x = preprocess_image(read_image(images.front()), 640, 640, nullptr);
+  std::printf("model: %s, image %s\n", model.c_str(), images.front().c_str());
   const Forward one = run_at(g, x, 1, plain, watch_all);
   ASSERT_GT(one.order.size(), watch_all ? 100u : 0u);
   for (int threads : {2, 3}) {

@@ -99,8 +99,8 @@ TEST(VisionLayout, RejectsShapesThatCannotBeYolo) {
 }
 
 TEST(VisionLayout, RealModelMetadata) {
-  const std::string path = EDGEQ_SOURCE_DIR "/../shared/models/yolo11n-pose.onnx";
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "model not found at " << path;
+  const std::string path = EDGEQ_SOURCE_DIR "/models/yolo11n-pose.onnx";
+  ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing from this checkout";
   Graph g = load_onnx(path);
   YoloLayout l = yolo_layout_for(g, {1, 56, 8400});
   EXPECT_EQ(l.source, "metadata");

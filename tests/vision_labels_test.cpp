@@ -79,9 +79,8 @@ TEST(VisionLabels, LabelPathForImage) {
 }
 
 TEST(VisionLabels, RealCoco8PoseFile) {
-  const std::string path =
-      EDGEQ_SOURCE_DIR "/../shared/data/coco8-pose/labels/train/000000000049.txt";
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "dataset not found at " << path;
+  const std::string path = EDGEQ_SOURCE_DIR "/data/coco8-pose/labels/train/000000000049.txt";
+  ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing from this checkout";
   auto l = read_yolo_labels(path, 1000, 500);
   ASSERT_EQ(l.size(), 2u);  // the file holds two people
   ASSERT_EQ(l[0].kpts.size(), 17u);

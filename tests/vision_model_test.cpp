@@ -1,6 +1,6 @@
 // The real YOLO11n-pose on the 8 coco8-pose images, through the one preprocessing path, the
 // Executor and postprocess; judged against the dataset's labels (not against our own outputs).
-// Thresholds from /work/shared/models/README.md (ONNX Runtime: 17 of 21 matched at IoU >= 0.5,
+// Thresholds from models/README.md (ONNX Runtime: 17 of 21 matched at IoU >= 0.5,
 // median OKS 0.750).
 #include <gtest/gtest.h>
 
@@ -20,10 +20,10 @@ namespace edgeq {
 namespace {
 
 TEST(VisionModel, Coco8PoseMatchesLabels) {
-  const std::string model = EDGEQ_SOURCE_DIR "/../shared/models/yolo11n-pose.onnx";
-  const std::string images = EDGEQ_SOURCE_DIR "/../shared/data/coco8-pose/images";
-  if (!std::filesystem::exists(model) || !std::filesystem::exists(images))
-    GTEST_SKIP() << "needs " << model << " and " << images;
+  const std::string model = EDGEQ_SOURCE_DIR "/models/yolo11n-pose.onnx";
+  const std::string images = EDGEQ_SOURCE_DIR "/data/coco8-pose/images";
+  ASSERT_TRUE(std::filesystem::exists(model) && std::filesystem::exists(images))
+      << "needs " << model << " and " << images;
 
   Graph g = load_onnx(model);
   const std::string in_name = g.inputs.at(0).name;

@@ -52,7 +52,7 @@ int anchors_above(const Tensor& out, int64_t nc, float conf) {
 }
 
 const std::map<std::string, int> kPoseHistogram = {
-    // From shared/models/README.md (the real YOLO11n-pose export).
+    // From models/README.md (the real YOLO11n-pose export).
     {"Conv", 97},    {"Sigmoid", 85}, {"Mul", 87},    {"Concat", 26},   {"Add", 17},
     {"Reshape", 13}, {"Split", 12},   {"MaxPool", 3}, {"Transpose", 3}, {"MatMul", 2},
     {"Softmax", 2},  {"Resize", 2},   {"Sub", 2},     {"Slice", 2},     {"Div", 1}};
@@ -73,7 +73,7 @@ TEST(Zoo, PoseOpHistogramIsTheRealExportOne) {
 // Node by node against the real export: names, ops, wiring, attributes, initializer names and
 // shapes, and the values of every constant that is not a trained weight.
 TEST(Zoo, PoseMatchesTheRealExportNodeByNode) {
-  EDGEQ_REQUIRE_SHARED();
+  EDGEQ_REQUIRE_REAL_DATA();
   Graph real = load_onnx(test::real_model_path());
   Graph zoo = build_yolo11("yolo11n-pose");
   EXPECT_EQ(op_histogram(zoo), op_histogram(real));
@@ -241,29 +241,19 @@ TEST(Zoo, SmallerImageSizeKeepsTopologyAndWeights) {
   }
 }
 
-// Runs every zoo model on a blank gray frame and on real photos (or, without shared data, on a
-// deterministic noise image): outputs are finite and sensible, hidden activations stay in a
-// realistic range, and only a handful of anchors score above 0.25.
+// Runs every zoo model on a blank gray frame and on two real photos: outputs are finite and
+// sensible, hidden activations stay in a realistic range, and only a handful of anchors score above
+// 0.25.
 TEST(Zoo, ModelsRunWithRealisticActivationsAndFewDetections) {
   std::vector<std::pair<std::string, Tensor>> images;
   Tensor gray(DType::kFloat32, {1, 3, 640, 640});
   std::fill(gray.data<float>(), gray.data<float>() + gray.numel(), 114.f / 255.f);
   images.emplace_back("gray", gray);
-  if (!test::coco8_pose_dir().empty()) {
-    // Two photos: a crowd (val/000000000110) and the first training image.
-    std::vector<std::string> paths = list_images(test::coco8_pose_dir() + "/images");
-    ASSERT_GE(paths.size(), 5u);
-    for (const auto& path : {paths[0], paths[4]})
-      images.emplace_back(path, preprocess_image(read_image(path), 640, 640, nullptr));
-  } else {
-    Tensor noise(DType::kFloat32, {1, 3, 640, 640});
-    uint64_t s = 12345;
-    for (int64_t i = 0; i < noise.numel(); ++i) {
-      s = s * 6364136223846793005ull + 1442695040888963407ull;
-      noise.data<float>()[i] = static_cast<float>((s >> 40) & 0xFFFF) / 65535.f;
-    }
-    images.emplace_back("noise", noise);
-  }
+  // Two photos: a crowd (val/000000000110) and the first training image.
+  std::vector<std::string> paths = list_images(test::coco8_pose_dir() + "/images");
+  ASSERT_GE(paths.size(), 5u);
+  for (const auto& path : {paths[0], paths[4]})
+    images.emplace_back(path, preprocess_image(read_image(path), 640, 640, nullptr));
   for (const auto& name : zoo_model_names()) {
     Graph g = build_yolo11(name);
     const int64_t nc = name.find("pose") != std::string::npos ? 1 : 80;

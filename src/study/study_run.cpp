@@ -25,6 +25,7 @@
 #include "study/study_report.h"
 #include "study/study_steps.h"
 #include "vision/image_io.h"
+#include "vision/yolo_model.h"
 
 namespace edgeq {
 namespace {
@@ -209,12 +210,16 @@ void StudyRunner::run_scheme(ModelState& m, ArmState& a, const StudyScheme& s,
     return quantize_step(a.g(), a.arm_stats(m), s, o_, val, qpath, log_);
   });
   const int keep = a.arm == Arm::kC ? o_.thumbnails : 0;
+  // Labels belong to the arms whose outputs are detections (the full model); a cut arm's
+  // features are compared as tensors only.
+  const bool detects = yolo_head_output(a.g()).has_value();
+  const std::string labels = detects ? o_.labels : "";
   const nlohmann::json cmp = step(
       label + " compare", "compare",
-      cache_key(
-          {kCacheVersion, "compare", a.sha, qkey, test_sha_, labels_sha_, std::to_string(keep)}),
+      cache_key({kCacheVersion, "compare", a.sha, qkey, test_sha_, detects ? labels_sha_ : "",
+                 std::to_string(keep)}),
       "",
-      [&] { return compare_step(a.path, qpath, o_.test, o_.labels, o_.test_n, keep, o_.threads); });
+      [&] { return compare_step(a.path, qpath, o_.test, labels, o_.test_n, keep, o_.threads); });
   const nlohmann::json doc =
       step(label + " doctor", "doctor", cache_key({kCacheVersion, "doctor", qkey, o_.target}), "",
            [&] { return doctor_step(qpath, a.arm_stats(m), o_.target); });
@@ -309,7 +314,11 @@ StudyResult StudyRunner::run() {
     m.name = fs::path(path).stem().string();
     m.sha = file_sha256(path);
     calibrate(m);
-    models.push_back({{"name", m.name}, {"path", path}, {"sha256", m.sha}});
+    nlohmann::json entry = {{"name", m.name}, {"path", path}, {"sha256", m.sha}};
+    // The model's own description (Ultralytics exports and zoo models carry one): the page shows
+    // it, so a synthetic zoo model is marked as such beside a trained one.
+    if (auto d = m.model().metadata_value("description")) entry["description"] = *d;
+    models.push_back(entry);
     for (Arm arm : arms_) {
       ArmState a = cut(m, arm);
       const nlohmann::json fp32 =
