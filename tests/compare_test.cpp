@@ -107,6 +107,28 @@ TEST(CompareCli, SelfCompareWritesJson) {
   EXPECT_TRUE(j["labels"]["ref"].contains("pose"));
 }
 
+// --labels naming a folder that holds a label file for none of the images: scoring every image as
+// empty reported mAP 0.0000 for both models with no word (issue 27). Now a warning, and no mAP.
+TEST(CompareCli, LabelsMatchingNoImageWarnAndGiveNoMap) {
+  EDGEQ_REQUIRE_REAL_DATA();
+  const std::string dir = test::temp_dir("cmp_unmatched");
+  ensure_dir(dir + "/labels");
+  write_file_atomic(dir + "/labels/someone_else.txt", "0 0.5 0.5 0.2 0.2\n");
+  const std::string m = test::real_model_path();
+  auto r = test::run_cli("compare --ref '" + m + "' --test '" + m + "' --images '" +
+                         test::coco8_pose_dir() + "/images/val' --n 1 --labels '" + dir +
+                         "/labels' --json '" + dir + "/r.json'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: no label file in " + dir + "/labels matches any of the"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("labels: warning: no label file"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("mAP50"), std::string::npos) << r.out;
+  auto j = nlohmann::json::parse(read_file(dir + "/r.json"));
+  EXPECT_TRUE(j["labels"].is_null());
+  EXPECT_NE(j["labels_warning"].get<std::string>().find("no mAP"), std::string::npos);
+}
+
 // Another engine as the test: compare writes the preprocessed inputs, ONNX Runtime runs the model
 // on them, and compare judges ORT's outputs read back from files (DIR/<k>/output0.npy).
 TEST(CompareCli, JudgesAnotherEnginesOutputs) {

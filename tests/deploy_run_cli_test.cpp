@@ -152,6 +152,43 @@ TEST(DeployRunCli, CorruptFrameIsSkippedAndCounted) {
   EXPECT_NE(r.out.find("skipped 1"), std::string::npos) << r.out;
 }
 
+// Sets the frame count an MJPG AVI's headers declare (the main header's dwTotalFrames and the
+// video stream header's dwLength).
+void declare_frames(const std::string& path, uint32_t frames) {
+  std::string bytes = read_file(path);
+  auto put = [&](size_t at) {
+    for (int i = 0; i < 4; ++i) bytes[at + i] = static_cast<char>((frames >> (8 * i)) & 0xFF);
+  };
+  const size_t avih = bytes.find("avih");
+  size_t strh = bytes.find("strh");  // "strh", its size, then the stream type
+  while (strh != std::string::npos && bytes.compare(strh + 8, 4, "vids") != 0)
+    strh = bytes.find("strh", strh + 1);
+  ASSERT_NE(avih, std::string::npos);
+  ASSERT_NE(strh, std::string::npos);
+  put(avih + 8 + 16);
+  put(strh + 8 + 32);
+  write_file_atomic(path, bytes);
+}
+
+// Headers are not trusted (issue 27): a video claiming 2^31 frames ends when its frames do (it
+// used to retry reads up to the claimed count, ignoring Ctrl-C), and one declaring none still
+// skips a corrupt frame and reads on (it used to end there, exit 0, "skipped 0").
+TEST(DeployRunCli, FrameCountsInHeadersAreNotTrusted) {
+  REQUIRE_FIXTURE();
+  for (uint32_t declared : {0x7fffffffu, 0u}) {
+    const std::string v = video("declared" + std::to_string(declared) + ".avi", 12);
+    corrupt_frame(v, 5);
+    declare_frames(v, declared);
+    const std::string d = fx.dir + "/declared" + std::to_string(declared);
+    auto r = test::run_cli("run --model " + test::shell_quote(fx.model) + " --image " +
+                           test::shell_quote(v) + " --report " + test::shell_quote(d + "/r.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto rep = nlohmann::json::parse(read_file(d + "/r.json"));
+    EXPECT_EQ(rep["frames"], 11) << declared;
+    EXPECT_EQ(rep["skipped"], 1) << declared;
+  }
+}
+
 TEST(DeployRunCli, VideoThatCannotBeOpenedIsOneLineAndWritesNothing) {
   REQUIRE_FIXTURE();
   const std::string d = test::temp_dir("deploy_bad");

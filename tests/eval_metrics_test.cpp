@@ -257,9 +257,19 @@ TEST(EvalLabelSource, ExplicitFolderMirrorsImagePaths) {
   const std::string dir = test::temp_dir("labels_src");
   ensure_dir(dir + "/imgs/sub");
   ensure_dir(dir + "/lbl");
-  LabelSource s = resolve_label_source(
-      dir + "/imgs", {dir + "/imgs/sub/a.jpg", dir + "/imgs/b.png"}, dir + "/lbl");
+  const std::vector<std::string> images = {dir + "/imgs/sub/a.jpg", dir + "/imgs/b.png"};
+  // No label file for any image: scoring would call every image empty, so labels are off and
+  // `unmatched` says why.
+  LabelSource none = resolve_label_source(dir + "/imgs", images, dir + "/lbl");
+  EXPECT_FALSE(none.enabled);
+  EXPECT_TRUE(none.files.empty());
+  EXPECT_NE(none.unmatched.find("matches any of the 2 images"), std::string::npos)
+      << none.unmatched;
+  // One label file is enough (a missing one means an image without objects).
+  write_file_atomic(dir + "/lbl/b.txt", "");
+  LabelSource s = resolve_label_source(dir + "/imgs", images, dir + "/lbl");
   ASSERT_TRUE(s.enabled);
+  EXPECT_TRUE(s.unmatched.empty());
   EXPECT_EQ(s.files[0], dir + "/lbl/sub/a.txt");
   EXPECT_EQ(s.files[1], dir + "/lbl/b.txt");
   EXPECT_THROW(resolve_label_source(dir + "/imgs", {}, dir + "/nope"), Error);

@@ -152,6 +152,48 @@ TEST(LedgerCli, BadLedgerAndUnknownTagAreOneLine) {
   EXPECT_NE(r.err.find("cannot start with @"), std::string::npos) << r.err;
 }
 
+// A misspelt limit name would pass every gate: it is an error naming the metrics a ledger records.
+// A damaged schema version is one clear line (it was "stoi"). A ledger file that may not be
+// written (a read-only folder or file system) is read as immutable: listing it works.
+TEST(LedgerCli, UnknownLimitNamesAndDamagedLedgersAreErrors) {
+  const std::string d = test::temp_dir("ledger_limits");
+  const std::string l = d + "/l.sqlite", model = d + "/zoo.onnx";
+  ASSERT_EQ(test::run_cli("zoo yolo11n-pose --imgsz 160 -o " + test::shell_quote(model)).exit_code,
+            0);
+  for (const char* tag : {"base", "next"}) {
+    auto r =
+        test::run_cli("bench --model " + test::shell_quote(model) +
+                      " --runs 1 --warmup 0 --ledger " + test::shell_quote(l) + " --tag " + tag);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  auto r = test::run_cli("ledger check " + test::shell_quote(l) +
+                         " --baseline base --candidate next --max-rise latnecy=1");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("unknown metric 'latnecy'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("latency_ms"), std::string::npos) << r.err;  // the known names
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+  r = test::run_cli("ledger check " + test::shell_quote(l) +
+                    " --baseline base --candidate next --max-rise latency_ms=1000%");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+
+  // Read as immutable, the way a ledger nobody may write is read.
+  {
+    SqliteDb db(l, SqliteDb::Mode::kImmutable);
+    SqliteStatement n(db, "SELECT COUNT(*) FROM runs");
+    ASSERT_TRUE(n.step());
+    EXPECT_EQ(n.text(0), "2");
+  }
+  {
+    SqliteDb db(l, SqliteDb::Mode::kReadWrite);
+    db.exec("UPDATE ledger_meta SET value = 'x1' WHERE key = 'schema_version'");
+  }
+  r = test::run_cli("ledger list " + test::shell_quote(l));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("has no valid schema version"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("stoi"), std::string::npos) << r.err;
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+}
+
 // The real yolo11n-pose: W8A16 and W8A8 compared with FP32 on coco8-pose (8 labelled photos);
 // the W8A8 run must fail the default gate against W8A16, and a second identical W8A16 run pass.
 TEST(LedgerCli, CheckFailsW8A8AgainstW8A16AndPassesIdenticalRuns) {

@@ -22,14 +22,7 @@
 namespace edgeq {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 
 nlohmann::json compare_report(double match_rate, double box_px, double pose_map) {
   return {{"images", 8},

@@ -281,9 +281,14 @@ TEST(StudyReport, ChromiumRendersDataJsonNumbersWithoutErrors) {
 }
 
 TEST(StudyReport, ScriptJsonCannotCloseTheScriptElement) {
-  const nlohmann::json j = {{"name", "</script><script>alert(1)</script>"}};
+  // "</script>" closed the element; "<!--<script>" (a test image named a<!--<script>.jpg) made the
+  // parser swallow the rest of the page; U+2028 ends a line in older JavaScript.
+  const nlohmann::json j = {{"name", "</script><script>alert(1)</script>"},
+                            {"image", "a<!--<script>.jpg & b > c"},
+                            {"line", "x\u2028y\u2029z"}};
   const std::string s = json_for_script(j);
-  EXPECT_EQ(s.find("</"), std::string::npos);
+  for (const char* bad : {"<", ">", "&", "\u2028", "\u2029"})
+    EXPECT_EQ(s.find(bad), std::string::npos) << bad << " in " << s;
   EXPECT_EQ(nlohmann::json::parse(s), j);
 }
 

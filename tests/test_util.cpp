@@ -30,6 +30,15 @@ std::string coco8_pose_dir() {
   return EDGEQ_SOURCE_DIR "/data/coco8-pose";
 }
 
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
 static std::string ort_script() {
   return std::string(EDGEQ_SOURCE_DIR) + "/tools/ort/ort_run.js";
 }

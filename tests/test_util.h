@@ -2,6 +2,7 @@
 // Node).
 #pragma once
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -15,6 +16,8 @@ namespace edgeq::test {
 // tests on them never skip; EDGEQ_REQUIRE_REAL_DATA fails a test when a checkout lacks them.
 std::string real_model_path();  // models/yolo11n-pose.onnx
 std::string coco8_pose_dir();   // data/coco8-pose (images/ and labels/, train and val)
+// The message of the edgeq::Error `f` throws, or "" when it throws none.
+std::string error_of(const std::function<void()>& f);
 // Empty when the ORT oracle can run; otherwise the reason it cannot.
 std::string ort_unavailable_reason();
 // How ONNX Runtime runs a model. kFormula (graph optimization "basic") keeps QDQ as

@@ -9,6 +9,7 @@
 #include <opencv2/videoio.hpp>
 
 #include "core/error.h"
+#include "test_util.h"
 #include "vision/detections_json.h"
 #include "vision/draw.h"
 #include "vision/image_io.h"
@@ -44,14 +45,7 @@ void write_png(const std::string& path, int w, int h, cv::Scalar color) {
   ASSERT_TRUE(cv::imwrite(path, cv::Mat(h, w, CV_8UC3, color)));
 }
 
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 
 TEST(VisionImageIo, ListsImagesRecursivelySortedByExtension) {
   TempDir d;

@@ -54,7 +54,7 @@ std::set<std::string> parse_mixed_set(const std::string& text, const std::string
 }
 
 std::set<std::string> load_mixed_set(const std::string& path) {
-  return parse_mixed_set(read_file(path), path);
+  return parse_mixed_set(read_file(path, kMaxTextBytes), path);
 }
 
 }  // namespace edgeq

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "core/comma_list.h"
 #include "core/error.h"
+#include "core/io_guard.h"
 #include "eval/label_source.h"
 #include "vision/image_io.h"
 
@@ -20,6 +21,8 @@ struct AugmentArgs {
 };
 
 void run_augment(const AugmentArgs& a) {
+  check_distinct_folders({"--images", a.images}, {"--out", a.out + "/images"});
+  check_distinct_folders({"--labels", a.labels}, {"--out", a.out + "/labels"});
   AugmentOptions opt;
   opt.n = a.n;
   opt.seed = a.seed;

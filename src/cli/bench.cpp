@@ -90,6 +90,7 @@ double run_workers(const BenchArgs& a, const Graph& g, const std::map<std::strin
 }
 
 void run_bench(const BenchArgs& a) {
+  check_distinct_files({{"--model", a.model}}, {{"--json", a.json}});
   EDGEQ_CHECK(a.runs > 0, "--runs must be positive");
   EDGEQ_CHECK(a.workers >= 1, "--workers must be at least 1");
   LedgerRecorder ledger(a.ledger);

@@ -39,6 +39,8 @@ struct CalibrateArgs {
 constexpr int kMaxAutoWorkers = 8;
 
 void run_calibrate(const CalibrateArgs& a) {
+  check_distinct_files({{"--model", a.model}, {"--images", a.images}},
+                       {{"--out", a.out}, {"--json", a.json}});
   LedgerRecorder ledger(a.ledger);
   const std::string bytes = read_file(a.model);
   Graph g = parse_onnx(bytes, a.model);

@@ -49,6 +49,9 @@ void register_compare(CLI::App& app) {
   cmd->add_flag("--quiet", *quiet, "no per-image progress on stderr");
   add_ledger_options(cmd, *ledger);
   cmd->callback([a, json, quiet, run, ledger] {
+    check_distinct_files(
+        {{"--ref", a->ref_model}, {"--test", a->test_model}, {"--images", a->images}},
+        {{"--json", *json}});
     const ExecutorOptions test = run->executor();
     a->threads = test.threads;
     a->exec = test.exec;

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "core/comma_list.h"
 #include "core/error.h"
+#include "core/io_guard.h"
 #include "ir/onnx_io.h"
 
 namespace edgeq::cli {
@@ -35,6 +36,7 @@ std::vector<int> parse_taps(const std::string& s) {
 }
 
 void run_cut(const CutArgs& a) {
+  check_distinct_files({{"--model", a.model}}, {{"--out", a.out}});
   CutSpec spec;
   spec.arm = parse_arm(a.arm);
   if (!a.taps.empty()) {

@@ -41,6 +41,8 @@ std::vector<std::map<std::string, Tensor>> load_inputs(const Graph& g, const std
 }
 
 void run_doctor_cli(const DoctorArgs& a) {
+  check_distinct_files({{"--model", a.model}, {"--encodings", a.encodings}, {"--stats", a.stats}},
+                       {{"--json", a.json}, {"--mixed-out", a.mixed_out}});
   TargetOps target = load_target(a.target);
   Graph model = load_onnx(a.model);
   Graph view = strip_qdq(model);

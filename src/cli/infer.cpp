@@ -24,6 +24,8 @@ std::string file_safe(std::string name) {
 }
 
 void run_infer(const InferArgs& a) {
+  check_distinct_files({{"--model", a.model}, {"--input", a.input}, {"--image", a.image}},
+                       {{"--out", a.out}});
   Graph g = load_onnx(a.model);
   Tensor x = make_input(g, a.input, a.image);
   Executor ex(g, a.run.executor());

@@ -15,6 +15,7 @@ struct InspectArgs {
 };
 
 void run_inspect(const InspectArgs& a) {
+  check_distinct_files({{"--model", a.model}}, {{"--json", a.json}});
   Graph g = load_onnx(a.model);
   ModelSummary s = summarize_model(g);
   std::cout << "model   " << a.model << "\n" << format_summary(s);

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/ledger_options.h"
 #include "core/error.h"
+#include "core/io_guard.h"
 #include "core/simd.h"
 
 namespace {
@@ -33,6 +34,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "edgeq 0.1.0");
   edgeq::cli::register_all(app);
+  // The program never replaces a file it read (core/io_guard.h); library users opt in.
+  edgeq::guard_inputs(true);
   try {
     edgeq::simd_level();  // a bad EDGEQ_SIMD is refused before any work
     app.parse(argc, argv);

@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "core/comma_list.h"
 #include "core/error.h"
+#include "core/io_guard.h"
 #include "ir/onnx_io.h"
 
 namespace edgeq::cli {
@@ -18,6 +19,7 @@ struct PatchArgs {
 };
 
 void run_patch(const PatchArgs& a) {
+  check_distinct_files({{"--model", a.model}}, {{"--out", a.out}});
   PatchRequest req;
   req.values = comma_list(a.tensors);
   EDGEQ_CHECK(a.range.size() == 2, "--range needs two numbers: LO HI");

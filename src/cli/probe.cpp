@@ -24,6 +24,8 @@ struct ProbeArgs {
 constexpr Eigen::Index kMaxFeatures = 1 << 16;
 
 void run_probe_cli(const ProbeArgs& a) {
+  check_distinct_files({{"--model", a.model}, {"--quantized", a.quantized}, {"--labels", a.labels}},
+                       {{"--json", a.json}});
   const ProbeLabels labels = read_probe_labels(a.labels, a.task);
   const std::vector<std::string> paths = probe_image_paths(labels, expand_image_paths(a.images));
   const Eigen::MatrixXd f = model_features(a.model, paths, ExecMode::kSimulate, a.threads);

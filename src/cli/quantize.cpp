@@ -48,6 +48,14 @@ void check_pair_options(const QuantizeArgs& a, const QuantConfig& c) {
 }
 
 void run_quantize(const QuantizeArgs& a) {
+  check_distinct_files({{"--model", a.model},
+                        {"--stats", a.stats},
+                        {"--mixed", a.mixed},
+                        {"--overrides", a.overrides}},
+                       {{"--out", a.out},
+                        {"--encodings", a.encodings},
+                        {"--auto-out", a.search.set_out},
+                        {"--auto-log", a.search.log_out}});
   check_repair_options(a.repair);
   check_pair_options(a, config_for_scheme(a.scheme));
   LedgerRecorder ledger(a.ledger);
@@ -68,7 +76,8 @@ void run_quantize(const QuantizeArgs& a) {
   c.saturation_safe = a.saturation_safe;
   c.reduce_range = a.reduce_range;
   for (const std::string& n : comma_list(a.exclude)) c.exclude_nodes.insert(n);
-  if (!a.overrides.empty()) c.overrides = parse_overrides(read_file(a.overrides), a.overrides);
+  if (!a.overrides.empty())
+    c.overrides = parse_overrides(read_file(a.overrides, kMaxTextBytes), a.overrides);
 
   // --a16: value names, 'decode' or 'none'. Unset, W8A8 keeps the decode tail at 16 bit when the
   // model has one (a cut arm has none); unless 'none', the outputs are assembled in float.

@@ -31,7 +31,7 @@ struct RunArgs {
   PostprocessOptions post;
   RunOptions run;
   bool pipeline = false, drop_late = false, queue_given = false;
-  size_t queue = 4;
+  int queue = 4;  // signed: CLI11 would wrap "-1" into a size_t
   LedgerArgs ledger;
 };
 
@@ -47,9 +47,12 @@ DetectorSpec detector_spec(const Graph& g) {
 }
 
 void run_run(const RunArgs& a) {
+  check_distinct_folders({"--image", a.image}, {"--draw", a.draw});
+  check_distinct_files({{"--model", a.model}, {"--image", a.image}},
+                       {{"--json", a.json}, {"--draw", a.draw}, {"--report", a.report}});
   EDGEQ_CHECK(a.pipeline || (!a.drop_late && !a.queue_given),
               "--queue and --drop-late need --pipeline");
-  EDGEQ_CHECK(a.queue >= 1, "--queue must be at least 1");
+  EDGEQ_CHECK(a.queue >= 1 && a.queue <= 4096, "--queue must be in [1, 4096]");
   LedgerRecorder ledger(a.ledger);
   std::unique_ptr<FrameSource> frames = open_frames(a.image);  // fails fast on a bad --image
   FrameOutputs outputs({a.image, a.json, a.draw, &std::cout});
@@ -77,10 +80,11 @@ void run_run(const RunArgs& a) {
   rep.model = a.model;
   rep.source = a.image;
   rep.pipeline = a.pipeline;
-  rep.queue = a.queue;
+  rep.queue = static_cast<size_t>(a.queue);
   rep.drop_late = a.drop_late;
   rep.infer_threads = ex.threads();
-  rep.stats = a.pipeline ? run_pipelined(stages, {a.queue, a.drop_late}, &interrupt.flag())
+  rep.stats = a.pipeline ? run_pipelined(stages, {static_cast<size_t>(a.queue), a.drop_late},
+                                         &interrupt.flag())
                          : run_serial(stages, &interrupt.flag());
   rep.detections = outputs.detections();
   rep.skipped = frames->skipped();

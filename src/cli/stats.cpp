@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "core/io_guard.h"
 
 namespace edgeq::cli {
 namespace {
@@ -15,6 +16,9 @@ struct MergeArgs {
 };
 
 void run_merge(const MergeArgs& a) {
+  std::vector<RoleFile> inputs;
+  for (const std::string& in : a.inputs) inputs.push_back({"input", in});
+  check_distinct_files(inputs, {{"-o", a.out}});
   EDGEQ_CHECK(a.inputs.size() >= 2, "stats merge needs at least two stats files");
   Stats total = load_stats(a.inputs[0]);
   for (size_t i = 1; i < a.inputs.size(); ++i) {

@@ -27,7 +27,7 @@ void run_study_cli(const StudyArgs& a, CLI::App* cmd) {
   if (!a.config.empty()) {
     nlohmann::json j;
     try {
-      j = nlohmann::json::parse(read_file(a.config));
+      j = nlohmann::json::parse(read_file(a.config, kMaxTextBytes));
     } catch (const nlohmann::json::exception& e) {
       fail("--config ", a.config, ": not JSON (", e.what(), ")");
     }

@@ -14,15 +14,23 @@
 
 namespace edgeq {
 
-std::string read_file(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) fail("file not found: ", path);
-  if (std::filesystem::is_directory(path, ec)) fail("expected a file but got a directory: ", path);
+std::string read_file(const std::string& path, uint64_t max_bytes) {
+  const uint64_t size = require_regular_file(path, max_bytes);
   std::ifstream f(path, std::ios::binary);
   if (!f) fail("cannot open ", path);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  note_input(path);
+  // Read at most one byte past the limit: a file that grew since stat() is still bounded.
+  std::string bytes(static_cast<size_t>(size), '\0');
+  f.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  bytes.resize(static_cast<size_t>(f.gcount()));
+  if (f && f.peek() != std::char_traits<char>::eof()) {
+    char buf[1 << 16];
+    while (f.read(buf, sizeof buf) || f.gcount() > 0) {
+      bytes.append(buf, static_cast<size_t>(f.gcount()));
+      if (bytes.size() > max_bytes) fail(path, " is larger than ", max_bytes >> 20, " MiB");
+    }
+  }
+  return bytes;
 }
 
 namespace {
@@ -77,6 +85,7 @@ void ensure_dir(const std::string& path) {
 
 AtomicFile::AtomicFile(std::string path)
     : path_(std::move(path)), tmp_(path_ + ".tmp." + std::to_string(::getpid())) {
+  check_not_input(path_);
   std::filesystem::path p(path_);
   if (p.has_parent_path()) ensure_dir(p.parent_path().string());
   fd_ = open_unnamed(p.has_parent_path() ? p.parent_path().string() : ".");
@@ -106,6 +115,7 @@ void AtomicFile::commit() {
   }
   const int rc = ::close(fd_);
   fd_ = -1;
+  check_not_input(path_);
   if (rc != 0) fail_writing(path_, errno);
   if (std::rename(tmp_.c_str(), path_.c_str()) != 0)
     fail("cannot rename ", tmp_, " to ", path_, ": ", std::strerror(errno));

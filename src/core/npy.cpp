@@ -108,7 +108,7 @@ Tensor parse_npy(const std::string& bytes, const std::string& what) {
 }
 
 Tensor load_npy(const std::string& path) {
-  return parse_npy(read_file(path), path);
+  return parse_npy(read_file(path, kMaxDataBytes), path);
 }
 
 std::string serialize_npy(const Tensor& t) {

@@ -126,6 +126,8 @@ CompareReport run_compare(const CompareOptions& opt, std::ostream* progress) {
                 describe_outputs(ref_g), ")");
   rep.has_labels = labels.enabled;
   rep.labels_from = labels.description;
+  rep.labels_unmatched = labels.unmatched;
+  if (progress && !labels.unmatched.empty()) *progress << "warning: " << labels.unmatched << "\n";
 
   for (const auto& o : ref_g.outputs) rep.outputs.push_back({o.name, o.shape, {}});
   std::vector<TensorErrorAccumulator> tensor_acc(rep.outputs.size());

@@ -60,6 +60,7 @@ struct CompareReport {
   DetectionDiff detections;
   bool has_labels = false;
   std::string labels_from;
+  std::string labels_unmatched;  // LabelSource::unmatched
   TaskMetrics ref_metrics, test_metrics;
   std::vector<ImageDetections> per_image;  // CompareOptions::keep_detections
 };

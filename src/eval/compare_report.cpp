@@ -70,7 +70,10 @@ void print_compare_report(const CompareReport& rep, std::ostream& os) {
      << format_number("%.4f", d.score_abs.max) << "  bias " << format_number("%+.4f", d.score_bias)
      << " (test - reference)\n";
   if (!rep.has_labels) {
-    os << "\nlabels: none (name a labels folder, or keep labels/ beside images/)\n";
+    if (!rep.labels_unmatched.empty())
+      os << "\nlabels: warning: " << rep.labels_unmatched << "\n";
+    else
+      os << "\nlabels: none (name a labels folder, or keep labels/ beside images/)\n";
     return;
   }
   os << "\nlabels from " << rep.labels_from << ": " << rep.ref_metrics.box.labels
@@ -133,6 +136,7 @@ nlohmann::json compare_report_json(const CompareReport& rep) {
                    {"test", task_json(rep.test_metrics)}};
   } else {
     j["labels"] = nullptr;
+    if (!rep.labels_unmatched.empty()) j["labels_warning"] = rep.labels_unmatched;
   }
   return j;
 }

@@ -1,5 +1,6 @@
 #include "eval/label_source.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/error.h"
@@ -22,6 +23,15 @@ LabelSource resolve_label_source(const std::string& images_root,
       fs::path rel = fs::path(img).lexically_relative(images_root);
       if (rel.empty() || *rel.begin() == "..") rel = fs::path(img).filename();
       src.files.push_back((fs::path(labels_dir) / rel.replace_extension(".txt")).string());
+    }
+    const bool any = std::any_of(src.files.begin(), src.files.end(),
+                                 [&](const std::string& f) { return fs::is_regular_file(f, ec); });
+    if (!any && !src.files.empty()) {
+      src.unmatched = "no label file in " + labels_dir + " matches any of the " +
+                      std::to_string(images.size()) + " images (looked for " + src.files.front() +
+                      ", ...): no mAP";
+      src.enabled = false;
+      src.files.clear();
     }
     return src;
   }

@@ -124,7 +124,7 @@ ProbeLabels parse_probe_labels(const std::string& text, const std::string& what,
 }
 
 ProbeLabels read_probe_labels(const std::string& csv_path, const std::string& task) {
-  return parse_probe_labels(read_file(csv_path), csv_path, task);
+  return parse_probe_labels(read_file(csv_path, kMaxTextBytes), csv_path, task);
 }
 
 std::vector<std::string> probe_image_paths(const ProbeLabels& labels,

@@ -24,7 +24,7 @@ std::string parent_of(const std::string& path, const std::string& root) {
 std::vector<CalibrationImage> from_list_file(const std::string& list) {
   std::vector<CalibrationImage> out;
   fs::path base = fs::path(list).parent_path();
-  std::stringstream ss(read_file(list));
+  std::stringstream ss(read_file(list, kMaxTextBytes));
   std::string line;
   while (std::getline(ss, line)) {
     if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);

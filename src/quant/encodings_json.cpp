@@ -233,7 +233,7 @@ void save_encodings(const EncodingSet& set, const std::string& path, const std::
 }
 
 EncodingSet load_encodings(const std::string& path) {
-  return encodings_from_json(read_file(path), "encodings file " + path);
+  return encodings_from_json(read_file(path, kMaxTextBytes), "encodings file " + path);
 }
 
 }  // namespace edgeq

@@ -79,7 +79,7 @@ void save_stats(const Stats& s, const std::string& path) {
 }
 
 Stats load_stats(const std::string& path) {
-  return parse_stats(read_file(path), path);
+  return parse_stats(read_file(path, kMaxDataBytes), path);
 }
 
 Stats parse_stats(const std::string& bytes, const std::string& path) {

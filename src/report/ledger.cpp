@@ -1,5 +1,7 @@
 #include "report/ledger.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <ctime>
 #include <filesystem>
@@ -16,7 +18,12 @@ SqliteDb::Mode db_mode(const std::string& path, Ledger::Access access) {
   if (access == Ledger::Access::kRead) {
     std::error_code ec;
     EDGEQ_CHECK(std::filesystem::is_regular_file(path, ec), "ledger not found: ", path);
-    return SqliteDb::Mode::kReadOnly;
+    // Reading a WAL database needs its -shm file: where the ledger or its folder is read-only,
+    // read it as immutable (nothing else may be writing it then).
+    const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    const bool writable =
+        ::access(path.c_str(), W_OK) == 0 && ::access(dir.empty() ? "." : dir.c_str(), W_OK) == 0;
+    return writable ? SqliteDb::Mode::kReadOnly : SqliteDb::Mode::kImmutable;
   }
   return SqliteDb::Mode::kReadWrite;
 }
@@ -67,7 +74,13 @@ void Ledger::check_is_ledger(Access access) {
   EDGEQ_CHECK(names.count("ledger_meta"), "ledger ", path(),
               " is an SQLite database but not an edgeq ledger (no ledger_meta table)");
   SqliteStatement v(db_, "SELECT value FROM ledger_meta WHERE key = 'schema_version'");
-  const int version = v.step() ? std::stoi(v.text(0)) : 0;
+  const std::string text = v.step() ? v.text(0) : "";
+  const bool numeric =
+      !text.empty() && text.size() <= 9 &&
+      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  EDGEQ_CHECK(numeric, "ledger ", path(), " has no valid schema version (ledger_meta holds '", text,
+              "'): not written by edgeq, or damaged");
+  const int version = std::stoi(text);
   EDGEQ_CHECK(version >= 1 && version <= kSchemaVersion, "ledger ", path(), " has schema version ",
               version, "; this edgeq reads versions 1 to ", kSchemaVersion);
 }

@@ -4,11 +4,13 @@
 #include <cmath>
 #include <cstdio>
 #include <ostream>
+#include <set>
 #include <sstream>
 
 #include "core/comma_list.h"
 #include "core/error.h"
 #include "core/text_format.h"
+#include "report/ledger_kinds.h"
 
 namespace edgeq {
 namespace {
@@ -120,6 +122,17 @@ CheckResult check_regressions(Ledger& ledger, const std::string& baseline,
   };
   for (const MetricLimit& l : max_drop) check(l, true);
   for (const MetricLimit& l : max_rise) check(l, false);
+  // A limit on a name no kind of run records (a misspelt "latnecy") would pass every gate: it is
+  // an error, not a note.
+  for (const std::string& m : result.not_recorded) {
+    std::set<std::string> known;
+    for (const LedgerKind& k : ledger_kinds())
+      for (const LedgerColumn& c : k.columns) known.insert(c.name);
+    if (known.count(m)) continue;
+    std::string names;
+    for (const std::string& n : known) names += (names.empty() ? "" : ", ") + n;
+    fail("unknown metric '", m, "' in the limits (a ledger records: ", names, ")");
+  }
   EDGEQ_CHECK(!result.rows.empty(), "none of the limited metrics is recorded in the runs tagged '",
               baseline, "'");
   return result;

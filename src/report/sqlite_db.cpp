@@ -6,10 +6,35 @@
 
 namespace edgeq {
 
+namespace {
+
+// `path` as an SQLite URI with immutable=1 (characters a URI gives meaning to escaped).
+std::string immutable_uri(const std::string& path) {
+  std::string uri = "file:";
+  const char* hex = "0123456789ABCDEF";
+  for (unsigned char c : path) {
+    if (c == '%' || c == '?' || c == '#' || c < 0x21 || c >= 0x7f) {
+      uri += '%';
+      uri += hex[c >> 4];
+      uri += hex[c & 15];
+    } else {
+      uri += static_cast<char>(c);
+    }
+  }
+  return uri + "?immutable=1";
+}
+
+}  // namespace
+
 SqliteDb::SqliteDb(const std::string& path, Mode mode) : path_(path) {
-  const int flags =
-      mode == Mode::kReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  const int rc = sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_FULLMUTEX, nullptr);
+  int flags =
+      mode == Mode::kReadWrite ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
+  std::string name = path;
+  if (mode == Mode::kImmutable) {
+    flags |= SQLITE_OPEN_URI;
+    name = immutable_uri(path);
+  }
+  const int rc = sqlite3_open_v2(name.c_str(), &db_, flags | SQLITE_OPEN_FULLMUTEX, nullptr);
   if (rc != SQLITE_OK) fail_with(rc, "cannot open ledger");
   sqlite3_busy_timeout(db_, 10000);  // another edgeq writing the same ledger
 }

@@ -40,7 +40,9 @@ class SqliteStatement {
 
 class SqliteDb {
  public:
-  enum class Mode { kReadWrite, kReadOnly };
+  // kImmutable: a file this process may not write (a read-only file or folder): read without
+  // locks or the WAL's shared-memory file, which a read-only open of a WAL database would create.
+  enum class Mode { kReadWrite, kReadOnly, kImmutable };
   SqliteDb(const std::string& path, Mode mode);
   ~SqliteDb();
   SqliteDb(const SqliteDb&) = delete;

@@ -1,10 +1,13 @@
 #include "study/study_options.h"
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 #include "core/comma_list.h"
 #include "core/error.h"
@@ -28,6 +31,21 @@ std::vector<std::string> list_value(const nlohmann::json& v, const std::string& 
 template <typename T>
 T number_value(const nlohmann::json& v, const std::string& key) {
   EDGEQ_CHECK(v.is_number(), "study config: '", key, "' must be a number");
+  if constexpr (std::is_integral_v<T>) {
+    // 2.7, -1 for a count, 1e12 for an int: refused, not truncated or wrapped.
+    const double d = v.get<double>();
+    EDGEQ_CHECK(v.is_number_integer() || d == std::floor(d), "study config: '", key,
+                "' must be a whole number, not ", v.dump());
+    EDGEQ_CHECK(d >= static_cast<double>(std::numeric_limits<T>::min()) &&
+                    d <= static_cast<double>(std::numeric_limits<T>::max()),
+                "study config: '", key, "' is out of range: ", v.dump());
+    if (v.is_number_integer()) {
+      EDGEQ_CHECK(v.is_number_unsigned() || v.get<int64_t>() >= 0 || std::is_signed_v<T>,
+                  "study config: '", key, "' must not be negative: ", v.dump());
+      return v.get<T>();
+    }
+    return static_cast<T>(d);
+  }
   return v.get<T>();
 }
 
@@ -181,6 +199,7 @@ void check_study_options(const StudyOptions& o) {
   EDGEQ_CHECK(p == "ort" || p == "qnn" || p == "cpu", "--placement: '", p,
               "' is not one of auto, ort, qnn, cpu");
   EDGEQ_CHECK(o.calib_n > 0, "--calib-n must be positive");
+  EDGEQ_CHECK(o.threads >= 0 && o.threads <= 4096, "threads must be in [0, 4096] (0: all cores)");
   EDGEQ_CHECK(o.histogram_stride >= 1 && o.histogram_stride <= 1024,
               "--histogram-stride must be in [1, 1024]");
   EDGEQ_CHECK(o.bench_runs > 0 && o.bench_warmup >= 0, "--bench-runs must be positive");

@@ -20,11 +20,26 @@ void replace_once(std::string& s, const std::string& what, const std::string& wi
 
 std::string json_for_script(const nlohmann::json& j) {
   const std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  // Inside a script element "</" ends it and "<!--" changes how the parser reads on, and U+2028 /
+  // U+2029 end a line in older JavaScript: every <, >, & and those two as \u escapes (these
+  // characters only occur inside JSON strings, where the escapes mean the same).
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size(); ++i) {
-    out += text[i];
-    if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') out += '\\';
+    const char c = text[i];
+    if (c == '<')
+      out += "\\u003c";
+    else if (c == '>')
+      out += "\\u003e";
+    else if (c == '&')
+      out += "\\u0026";
+    else if (c == '\xE2' && i + 2 < text.size() && text[i + 1] == '\x80' &&
+             (text[i + 2] == '\xA8' || text[i + 2] == '\xA9')) {
+      out += text[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += c;
+    }
   }
   return out;
 }

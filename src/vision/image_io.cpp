@@ -12,6 +12,7 @@
 #include <opencv2/videoio/registry.hpp>
 
 #include "core/error.h"
+#include "core/io_guard.h"
 
 namespace edgeq {
 namespace fs = std::filesystem;
@@ -46,6 +47,8 @@ cv::Mat read_image(const std::string& path) {
   std::error_code ec;
   EDGEQ_CHECK(fs::exists(path, ec), "image not found: ", path);
   EDGEQ_CHECK(!fs::is_directory(path, ec), "expected an image file, got a folder: ", path);
+  require_regular_file(path, kMaxImageBytes);
+  note_input(path);
   // OpenCV picks a decoder by content, not by name, and some of its decoders abort the process
   // on bad input (its DICOM reader, GDCM, asserts: a fuzz finding). Only the formats edgeq reads
   // reach it: their decoders come first in OpenCV's list.
@@ -156,26 +159,36 @@ VideoFrameSource::VideoFrameSource(const std::string& path) : impl_(std::make_un
 
 VideoFrameSource::~VideoFrameSource() = default;
 
+// A failed read is a corrupt frame when a good one follows within kGiveUp reads, else the end of
+// the video. The header's frame count is not trusted either way: a header claiming 2^31 frames
+// does not keep the reader retrying, and a video without a count still skips a corrupt frame.
 bool VideoFrameSource::next(Frame* frame) {
+  constexpr int kGiveUp = 25;  // failed reads in a row that end the video
+  constexpr int kNamed = 10;   // skipped frames named, then only counted
   Impl& v = *impl_;
-  for (;;) {
+  for (int failed = 0; failed < kGiveUp; ++failed) {
     cv::Mat img;
     if (v.cap.grab() && v.cap.retrieve(img) && !img.empty()) {
+      for (long i = v.index - failed; i < v.index; ++i, ++v.skipped) {
+        if (v.skipped < kNamed)
+          std::cerr << "edgeq: warning: skipping undecodable frame " << i << " of video " << v.path
+                    << "\n";
+        else if (v.skipped == kNamed)
+          std::cerr << "edgeq: warning: more undecodable frames in " << v.path
+                    << "; counting them\n";
+      }
       frame->bgr = img;
       frame->name = v.path + "#" + std::to_string(v.index++);
       return true;
     }
-    // A frame that fails before the declared end is corrupt: skip it. Past that, the end.
-    if (v.index >= v.declared) return false;
-    constexpr int kNamed = 10;  // then only counted (a truncated file would name every frame)
-    if (v.skipped < kNamed)
-      std::cerr << "edgeq: warning: skipping undecodable frame " << v.index << " of video "
-                << v.path << "\n";
-    else if (v.skipped == kNamed)
-      std::cerr << "edgeq: warning: more undecodable frames in " << v.path << "; counting them\n";
     ++v.index;
-    ++v.skipped;
   }
+  v.index -= kGiveUp;
+  if (v.declared > v.index + kGiveUp)
+    std::cerr << "edgeq: warning: video " << v.path << " ended at frame " << v.index
+              << " (nothing decodable in the next " << kGiveUp << " reads) although its header "
+              << "declares " << v.declared << " frames\n";
+  return false;
 }
 
 int VideoFrameSource::skipped() const {

@@ -78,7 +78,7 @@ std::vector<Label> parse_yolo_labels(const std::string& text, int img_w, int img
 std::vector<Label> read_yolo_labels(const std::string& path, int img_w, int img_h) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return {};
-  return parse_yolo_labels(read_file(path), img_w, img_h, path);
+  return parse_yolo_labels(read_file(path, kMaxTextBytes), img_w, img_h, path);
 }
 
 std::string label_path_for_image(const std::string& image_path) {

@@ -1,0 +1,144 @@
+// Careless input through the program (issue 27): an output that is an input is refused before any
+// work and the input keeps its bytes (run --draw into the photos' folder, run --json / calibrate
+// --out / cut --out / compare --json onto the model, quantize --out and --encodings on one file);
+// a file that only turns out to be an input when written (infer --out over its --input) is
+// refused by the writer; devices are refused by every reader in one line, without hanging;
+// numbers out of range (a negative queue, fractional or huge thread counts) are refused.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "cli_util.h"
+#include "core/file_io.h"
+#include "core/sha256.h"
+#include "test_util.h"
+
+namespace edgeq {
+namespace {
+namespace fs = std::filesystem;
+using test::run_cli;
+using test::shell_quote;
+
+size_t error_lines(const std::string& s) {
+  size_t n = 0;
+  for (size_t p = s.find("error"); p != std::string::npos; p = s.find("error", p + 1)) ++n;
+  return n;
+}
+
+// A copy of the real model and two photos in a scratch folder, so a failed guard cannot damage
+// the repository's files.
+struct Scratch {
+  std::string dir, model, photos;
+};
+
+Scratch scratch(const std::string& name) {
+  Scratch s;
+  s.dir = test::temp_dir(name);
+  s.model = s.dir + "/m.onnx";
+  s.photos = s.dir + "/photos";
+  fs::copy_file(test::real_model_path(), s.model);
+  fs::create_directories(s.photos);
+  for (const char* p : {"000000000036.jpg", "000000000049.jpg"})
+    fs::copy_file(test::coco8_pose_dir() + "/images/train/" + p, s.photos + "/" + p);
+  return s;
+}
+
+std::string digest(const std::string& path) {
+  return sha256_hex(read_file(path));
+}
+
+// `args` must fail in one line naming `needle`, and `input` keep its bytes.
+void expect_input_kept(const std::string& args, const std::string& needle,
+                       const std::string& input) {
+  const std::string before = digest(input);
+  const auto r = run_cli(args);
+  EXPECT_NE(r.exit_code, 0) << args;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << args << "\n" << r.err;
+  EXPECT_EQ(error_lines(r.err), 1u) << r.err;
+  EXPECT_EQ(digest(input), before) << input << " changed by: " << args;
+}
+
+TEST(CarelessInputCli, OutputsNeverOverwriteInputs) {
+  EDGEQ_REQUIRE_REAL_DATA();
+  const Scratch s = scratch("guard_outputs");
+  const std::string m = shell_quote(s.model), photos = shell_quote(s.photos);
+  expect_input_kept("run --model " + m + " --image " + photos + " --draw " + photos,
+                    "--draw " + s.photos + " is the folder of --image",
+                    s.photos + "/000000000036.jpg");
+  EXPECT_EQ(std::distance(fs::directory_iterator(s.photos), fs::directory_iterator()), 2);
+  expect_input_kept("run --model " + m + " --image " + photos + " --json " + m,
+                    "--json " + s.model + " is the same file as --model", s.model);
+  expect_input_kept("calibrate --model " + m + " --images " + photos + " --out " + m,
+                    "is the same file as --model", s.model);
+  expect_input_kept("cut --model " + m + " --arm A --out " + shell_quote(s.dir + "/./m.onnx"),
+                    "is the same file as --model", s.model);
+  expect_input_kept("compare --ref " + m + " --test " + m + " --images " + photos + " --json " + m,
+                    "--json " + s.model + " is the same file as --ref", s.model);
+  expect_input_kept("inspect --model " + m + " --json " + m, "is the same file as --model",
+                    s.model);
+  const std::string q = s.dir + "/q.onnx";
+  const auto r =
+      run_cli("quantize --model " + m + " --stats " + shell_quote(s.dir + "/s.cbor") +
+              " --scheme w8a8 --out " + shell_quote(q) + " --encodings " + shell_quote(q));
+  test::expect_refusal(r, "--encodings " + q + " is the same file as --out " + q, q);
+  EXPECT_EQ(r.out.find("wrote"), std::string::npos) << r.out;
+}
+
+TEST(CarelessInputCli, WriterRefusesToReplaceAnInputItRead) {
+  EDGEQ_REQUIRE_REAL_DATA();
+  const Scratch s = scratch("guard_writer");
+  // One photo drawn into its own folder: the drawing is named after the photo, which only the
+  // writer sees (--image is a file, --draw a folder: not the same file, not the same folder).
+  const std::string photo = s.photos + "/000000000036.jpg";
+  expect_input_kept("run --model " + shell_quote(s.model) + " --image " + shell_quote(photo) +
+                        " --draw " + shell_quote(s.photos),
+                    "refusing to replace " + photo, photo);
+}
+
+TEST(CarelessInputCli, DevicesAreOneLineAndNeverRead) {
+  const std::string d = test::temp_dir("guard_devices");
+  for (const std::string& args :
+       {std::string("inspect --model /dev/zero"),
+        "quantize --model " + shell_quote(test::real_model_path()) +
+            " --stats /dev/zero --scheme w8a8 --out " + shell_quote(d + "/q.onnx"),
+        "study --config /dev/zero --out " + shell_quote(d + "/study"),
+        "probe --model " + shell_quote(test::real_model_path()) + " --images " +
+            shell_quote(test::coco8_pose_dir() + "/images") + " --labels /dev/zero"}) {
+    const auto r = run_cli(args);
+    EXPECT_NE(r.exit_code, 0) << args;
+    EXPECT_NE(r.err.find("not a regular file: /dev/zero"), std::string::npos) << args << "\n"
+                                                                              << r.err;
+    EXPECT_EQ(error_lines(r.err), 1u) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(d + "/q.onnx"));
+  EXPECT_FALSE(fs::exists(d + "/study"));
+}
+
+// Numbers are range-checked, in flags and in the study's config: "-1" used to wrap to 2^64-1,
+// 2.7 to truncate, 1e12 to overflow.
+TEST(CarelessInputCli, NumbersOutOfRangeAreRefused) {
+  const std::string d = test::temp_dir("careless_numbers");
+  const std::string m = test::real_model_path(), photos = test::coco8_pose_dir() + "/images";
+  auto r = run_cli("run --model " + shell_quote(m) + " --image " + shell_quote(photos) +
+                   " --pipeline --queue -1");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--queue must be in [1, 4096]"), std::string::npos) << r.err;
+  for (const char* bad :
+       {"\"threads\": -7", "\"threads\": 2.7", "\"threads\": 1e12", "\"calib_n\": -1"}) {
+    const std::string cfg = d + "/c.json";
+    write_file_atomic(cfg, "{\"models\": [\"" + m + "\"], \"images\": \"" + photos +
+                               "\", \"test\": \"" + photos + "\", \"out\": \"" + d + "/study\", " +
+                               bad + "}");
+    r = run_cli("study --config " + shell_quote(cfg));
+    EXPECT_NE(r.exit_code, 0) << bad;
+    EXPECT_EQ(error_lines(r.err), 1u) << bad << ": " << r.err;
+    EXPECT_TRUE(r.err.find("threads") != std::string::npos ||
+                r.err.find("calib_n") != std::string::npos)
+        << bad << ": " << r.err;
+  }
+  EXPECT_FALSE(fs::exists(d + "/study"));
+}
+
+}  // namespace
+}  // namespace edgeq
