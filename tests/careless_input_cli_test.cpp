@@ -115,6 +115,26 @@ TEST(CarelessInputCli, DevicesAreOneLineAndNeverRead) {
   EXPECT_FALSE(fs::exists(d + "/study"));
 }
 
+// Checked before the work, not after it: an output under a file (quantize --auto-out used to fail
+// after the whole search) and an arm named twice (it ran twice). --auto 0, which skipped the
+// search without a word, is in QuantAuto.BadInputIsOneLineAndWritesNothing.
+TEST(CarelessInputCli, BadOutputsAndRepeatsAreRefusedBeforeWork) {
+  const std::string d = test::temp_dir("careless_before");
+  const std::string m = test::real_model_path(), photos = test::coco8_pose_dir() + "/images";
+  write_file_atomic(d + "/notes.txt", "a file, not a folder\n");
+  const std::string q = "quantize --model " + shell_quote(m) + " --stats " +
+                        shell_quote(d + "/s.cbor") + " --scheme w8a8 --images " +
+                        shell_quote(photos) + " --out " + shell_quote(d + "/q.onnx");
+  auto r = run_cli(q + " --auto 5 --auto-out " + shell_quote(d + "/notes.txt/set.json"));
+  test::expect_refusal(r,
+                       "--auto-out " + d + "/notes.txt/set.json cannot be written: " + d +
+                           "/notes.txt is a file, not a folder",
+                       d + "/q.onnx");
+  r = run_cli("study --models " + shell_quote(m) + " --images " + shell_quote(photos) + " --test " +
+              shell_quote(photos) + " --arms C,C,c --out " + shell_quote(d + "/st"));
+  test::expect_refusal(r, "arms: 'C' names an arm given before", d + "/st");
+}
+
 // Numbers are range-checked, in flags and in the study's config: "-1" used to wrap to 2^64-1,
 // 2.7 to truncate, 1e12 to overflow.
 TEST(CarelessInputCli, NumbersOutOfRangeAreRefused) {

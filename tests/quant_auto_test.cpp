@@ -117,6 +117,8 @@ TEST(QuantAuto, BadInputIsOneLineAndWritesNothing) {
   const std::pair<std::string, std::string> cases[] = {
       {" --auto 150 --images " + test::shell_quote(f.val), "(0, 100]"},
       {" --auto -1 --images " + test::shell_quote(f.val), "(0, 100]"},
+      // It used to mean "no search", silently.
+      {" --auto 0 --images " + test::shell_quote(f.val), "(0, 100]"},
       // The decode tail the W8A8 default keeps (24 of 364 values on yolo11n-pose) does not fit.
       {" --auto 2 --images " + test::shell_quote(f.val), "the budget must be at least"},
       {" --auto 10", "needs --images"},

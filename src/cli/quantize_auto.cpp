@@ -45,7 +45,8 @@ void add_auto_options(CLI::App* cmd, AutoArgs& a) {
   cmd->add_option("--auto", a.percent,
                   "w8a8: search which values to keep at 16 bit, at most this percent of the "
                   "activation values (the decode tail included), on --images (a validation "
-                  "split the stats did not see)");
+                  "split the stats did not see)")
+      ->each([&a](const std::string&) { a.given = true; });
   cmd->add_option("--auto-n", a.n, "--auto: use at most this many of --images")
       ->capture_default_str();
   cmd->add_option("--auto-out", a.set_out,
@@ -54,7 +55,7 @@ void add_auto_options(CLI::App* cmd, AutoArgs& a) {
 }
 
 void check_auto_args(const AutoArgs& a, const QuantConfig& c) {
-  if (a.percent == 0) {
+  if (!a.given) {
     EDGEQ_CHECK(a.set_out.empty() && a.log_out.empty(), "--auto-out / --auto-log need --auto");
     return;
   }
@@ -68,7 +69,7 @@ void check_auto_args(const AutoArgs& a, const QuantConfig& c) {
 }
 
 void apply_auto_search(const AutoArgs& a, const Graph& g, const Stats& stats, QuantConfig& c) {
-  if (a.percent == 0) return;
+  if (!a.given) return;
   std::vector<Tensor> images = load_image_inputs(g, a.images, a.n, "--images");
   std::cerr << "auto: searching 16-bit values within " << a.percent << " % on " << images.size()
             << " validation images\n";

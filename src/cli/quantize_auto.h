@@ -11,7 +11,8 @@
 namespace edgeq::cli {
 
 struct AutoArgs {
-  double percent = 0;  // 0: no search
+  double percent = 0;
+  bool given = false;  // --auto on the command line (--auto 0 is refused, not "no search")
   std::string images, set_out, log_out;
   int n = 16;
   int threads = 0;

@@ -19,7 +19,7 @@ std::string read_file(const std::string& path, uint64_t max_bytes) {
   std::ifstream f(path, std::ios::binary);
   if (!f) fail("cannot open ", path);
   note_input(path);
-  // Read at most one byte past the limit: a file that grew since stat() is still bounded.
+  // A file that grew since stat() is read on, but never much past the limit.
   std::string bytes(static_cast<size_t>(size), '\0');
   f.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   bytes.resize(static_cast<size_t>(f.gcount()));

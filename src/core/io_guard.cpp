@@ -1,6 +1,7 @@
 #include "core/io_guard.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
@@ -42,6 +43,21 @@ std::string named(const RoleFile& f) {
   return f.role.empty() ? f.path : f.role + " " + f.path;
 }
 
+// The nearest folder of `f` that exists must be a folder this process may write (the folders
+// below it are made when the output is written).
+void check_writable_location(const RoleFile& f) {
+  std::error_code ec;
+  fs::path p = fs::absolute(f.path, ec).lexically_normal();
+  if (fs::is_directory(p, ec)) return;  // an output folder (run --draw, infer --out)
+  for (p = p.parent_path(); !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+  }
+  if (p.empty()) return;
+  if (!fs::is_directory(p, ec))
+    fail(named(f), " cannot be written: ", p.string(), " is a file, not a folder");
+  if (::access(p.c_str(), W_OK) != 0)
+    fail(named(f), " cannot be written: folder ", p.string(), " is not writable");
+}
+
 struct InputRegistry {
   std::atomic<bool> on{false};
   std::mutex m;
@@ -71,11 +87,11 @@ uint64_t require_regular_file(const std::string& path, uint64_t max_bytes) {
   return size;
 }
 
-void check_distinct_files(const std::vector<RoleFile>& inputs,
-                          const std::vector<RoleFile>& outputs) {
+void check_distinct_files(const std::vector<RoleFile>& inputs, const std::vector<RoleFile>& outputs) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     const RoleFile& out = outputs[i];
     if (out.path.empty()) continue;
+    check_writable_location(out);
     for (const RoleFile& in : inputs)
       if (!in.path.empty() && same_file(out.path, in.path))
         fail(named(out), " is the same file as ", named(in),

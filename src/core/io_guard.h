@@ -28,8 +28,10 @@ struct RoleFile {
   std::string role, path;
 };
 
-// Fails before any work when an output is the same file as an input or as another output: the
-// same device and inode where both exist, else the same resolved path. Empty paths are skipped.
+// Fails before any work when an output is the same file as an input or as another output (the
+// same device and inode where both exist, else the same resolved path), or cannot be written
+// where it is meant to go (its nearest existing folder is a file, or not writable), so a long run
+// does not end in "cannot write". Empty paths are skipped.
 void check_distinct_files(const std::vector<RoleFile>& inputs,
                           const std::vector<RoleFile>& outputs);
 // Fails when the folder `out` is the folder `in` (drawings named after the inputs would replace

@@ -194,7 +194,10 @@ void check_study_options(const StudyOptions& o) {
   EDGEQ_CHECK(!o.schemes.empty(), "--schemes: no scheme given");
   for (const std::string& s : o.schemes) parse_study_scheme(s);
   EDGEQ_CHECK(!o.arms.empty(), "--arms: no arm given");
-  for (const std::string& a : o.arms) parse_arm(a);
+  std::set<Arm> arms;
+  for (const std::string& a : o.arms)
+    EDGEQ_CHECK(arms.insert(parse_arm(a)).second, "arms: '", a,
+                "' names an arm given before (each arm runs once)");
   const std::string p = study_placement(o);
   EDGEQ_CHECK(p == "ort" || p == "qnn" || p == "cpu", "--placement: '", p,
               "' is not one of auto, ort, qnn, cpu");
