@@ -69,6 +69,18 @@ InputRegistry& registry() {
   return r;
 }
 
+// Runs `use` on the registry's ids and `path`'s id under the lock; nothing while unguarded or
+// when `path` does not exist.
+template <typename Use>
+void with_input_ids(const std::string& path, Use use) {
+  InputRegistry& r = registry();
+  if (!r.on) return;
+  FileId id;
+  if (!file_id(path, &id)) return;
+  std::lock_guard<std::mutex> lock(r.m);
+  use(r.ids, id);
+}
+
 }  // namespace
 
 uint64_t require_regular_file(const std::string& path, uint64_t max_bytes) {
@@ -87,7 +99,8 @@ uint64_t require_regular_file(const std::string& path, uint64_t max_bytes) {
   return size;
 }
 
-void check_distinct_files(const std::vector<RoleFile>& inputs, const std::vector<RoleFile>& outputs) {
+void check_distinct_files(const std::vector<RoleFile>& inputs,
+                          const std::vector<RoleFile>& outputs) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     const RoleFile& out = outputs[i];
     if (out.path.empty()) continue;
@@ -115,22 +128,6 @@ void check_distinct_folders(const RoleFile& in, const RoleFile& out) {
 void guard_inputs(bool on) {
   registry().on = on;
 }
-
-namespace {
-
-// Runs `use` on the registry's ids and `path`'s id under the lock; nothing while unguarded or
-// when `path` does not exist.
-template <typename Use>
-void with_input_ids(const std::string& path, Use use) {
-  InputRegistry& r = registry();
-  if (!r.on) return;
-  FileId id;
-  if (!file_id(path, &id)) return;
-  std::lock_guard<std::mutex> lock(r.m);
-  use(r.ids, id);
-}
-
-}  // namespace
 
 void note_input(const std::string& path) {
   with_input_ids(path, [](std::set<FileId>& ids, const FileId& id) { ids.insert(id); });
