@@ -41,6 +41,9 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const edgeq::Cancelled&) {
+    std::cerr << "edgeq: interrupted; nothing written\n";
+    return 130;
   } catch (const edgeq::Error& e) {
     std::cerr << "edgeq: error: " << e.what() << "\n";
     return 1;

@@ -1,27 +1,23 @@
-// `quantize --auto P --images DIR`: the mixed-precision search (analysis/mixed_search.h) as a
-// step of quantize, with its options, progress on stderr, and the chosen set and log written.
+// `quantize --auto P --images DIR`: the search's flags onto edgeq::AutoSearchOptions, and what the
+// command prints and writes from its report (the chosen set for --mixed, the log).
 #pragma once
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "ir/graph.h"
-#include "quant/quant_config.h"
-#include "quant/stats.h"
+#include "edgeq/quantize.h"
 
 namespace edgeq::cli {
 
 struct AutoArgs {
-  double percent = 0;
   bool given = false;  // --auto on the command line (--auto 0 is refused, not "no search")
-  std::string images, set_out, log_out;
-  int n = 16;
-  int threads = 0;
+  AutoSearchOptions options;
+  std::string set_out, log_out;
 };
 
 void add_auto_options(CLI::App* cmd, AutoArgs& a);
-// Checks the options and files first (nothing is run or written on bad input).
-void check_auto_args(const AutoArgs& a, const QuantConfig& c);
-// Runs the search when asked; adds the chosen values to c.a16.
-void apply_auto_search(const AutoArgs& a, const Graph& g, const Stats& stats, QuantConfig& c);
+// Refuses --auto 0 and --auto-out / --auto-log without --auto, before any work.
+void check_auto_args(const AutoArgs& a);
+// The summary line, and the set and log files when asked.
+void write_auto_results(const AutoArgs& a, const AutoSearchReport& r);
 
 }  // namespace edgeq::cli

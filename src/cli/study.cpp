@@ -57,6 +57,7 @@ void run_study_cli(const StudyArgs& a, CLI::App* cmd) {
   if (given("--thumbnails")) o.thumbnails = a.o.thumbnails;
   if (given("--probe-folds")) o.probe_folds = a.o.probe_folds;
   if (given("--probe-l2")) o.probe_l2 = a.o.probe_l2;
+  if (given("--weight-repair")) o.weight_repair = a.o.weight_repair;
   check_study_options(o);
   LedgerRecorder ledger(a.ledger);
   StudyResult r = run_study(o, std::cerr);
@@ -109,6 +110,8 @@ void register_study(CLI::App& app) {
   cmd->add_option("--probe-folds", a->o.probe_folds, "probe cross-validation folds")
       ->capture_default_str();
   cmd->add_option("--probe-l2", a->o.probe_l2, "probe L2 penalty")->capture_default_str();
+  cmd->add_flag("--weight-repair", a->o.weight_repair,
+                "weight repair as quantize --images runs it, on the calibration sample");
   add_ledger_options(cmd, a->ledger);
   cmd->callback([a, cmd] { run_study_cli(*a, cmd); });
 }

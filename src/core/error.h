@@ -5,11 +5,9 @@
 #include <stdexcept>
 #include <string>
 
-namespace edgeq {
+#include "edgeq/error.h"  // edgeq::Error, the type every failure throws (public API)
 
-struct Error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+namespace edgeq {
 
 namespace detail {
 template <typename... Args>

@@ -54,6 +54,11 @@ std::string string_value(const nlohmann::json& v, const std::string& key) {
   return v.get<std::string>();
 }
 
+bool bool_value(const nlohmann::json& v, const std::string& key) {
+  EDGEQ_CHECK(v.is_boolean(), "study config: '", key, "' must be true or false, got ", v.dump());
+  return v.get<bool>();
+}
+
 }  // namespace
 
 StudyScheme parse_study_scheme(const std::string& s) {
@@ -131,6 +136,8 @@ StudyOptions study_options_from_json(const nlohmann::json& j, StudyOptions o) {
       o.probe_folds = number_value<int>(v, key);
     else if (key == "probe_l2")
       o.probe_l2 = number_value<double>(v, key);
+    else if (key == "weight_repair")
+      o.weight_repair = bool_value(v, key);
     else
       fail("study config: unknown key '", key, "'");
   }
@@ -138,7 +145,7 @@ StudyOptions study_options_from_json(const nlohmann::json& j, StudyOptions o) {
 }
 
 nlohmann::json study_options_to_json(const StudyOptions& o) {
-  return {{"models", o.models},
+  nlohmann::json j = {{"models", o.models},
           {"images", o.images},
           {"test", o.test},
           {"labels", o.labels},
@@ -161,6 +168,8 @@ nlohmann::json study_options_to_json(const StudyOptions& o) {
           {"thumbnails", o.thumbnails},
           {"probe_folds", o.probe_folds},
           {"probe_l2", o.probe_l2}};
+  if (o.weight_repair) j["weight_repair"] = true;  // absent: as before the option existed
+  return j;
 }
 
 std::string study_placement(const StudyOptions& o) {

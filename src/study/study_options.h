@@ -41,6 +41,9 @@ struct StudyOptions {
   int thumbnails = 6;  // test images drawn in the report
   int probe_folds = 4;
   double probe_l2 = 0.1;
+  // Weight repair as `edgeq quantize --images` runs it (GPTQ under W8A16), on the calibration
+  // sample (calib_n, seed).
+  bool weight_repair = false;
 };
 
 // The JSON form (every key optional except where run_study needs it; "models", "schemes" and

@@ -197,17 +197,17 @@ void StudyRunner::run_scheme(ModelState& m, ArmState& a, const StudyScheme& s,
                              const nlohmann::json& fp32_bench) {
   const std::string label = m.name + " arm " + arm_name(a.arm) + " " + s.name;
   const std::string placement = study_placement(o_);
-  const std::string qkey =
-      cache_key({kCacheVersion, "quantize", a.sha, m.calib_key, s.name, placement, o_.range,
-                 s.auto_percent > 0 ? val_sha_ + "/" + std::to_string(o_.auto_n) : ""});
+  std::vector<std::string> qparts = {
+      kCacheVersion, "quantize", a.sha, m.calib_key, s.name, placement, o_.range,
+      s.auto_percent > 0 ? val_sha_ + "/" + std::to_string(o_.auto_n) : ""};
+  if (o_.weight_repair)  // reads the calibration images (n, seed) again
+    qparts.push_back("repair/" + calib_sha_ + "/" + std::to_string(o_.calib_n) + "/" +
+                     std::to_string(o_.seed));
+  const std::string qkey = cache_key(qparts);
   const std::string qkind = s.auto_percent > 0 ? "quantize-auto" : "quantize";
   const std::string qpath = cache_.path(qkind, qkey, ".onnx");
   const nlohmann::json quant = step(label + " quantize", qkind, qkey, ".onnx", [&] {
-    std::vector<Tensor> val;
-    if (s.auto_percent > 0)
-      val = load_image_inputs(a.g(), o_.val.empty() ? o_.images : o_.val, o_.auto_n,
-                              "validation images");
-    return quantize_step(a.g(), a.arm_stats(m), s, o_, val, qpath, log_);
+    return quantize_step(a.path, a.arm_stats(m), s, o_, qpath, log_);
   });
   const int keep = a.arm == Arm::kC ? o_.thumbnails : 0;
   // Labels belong to the arms whose outputs are detections (the full model); a cut arm's

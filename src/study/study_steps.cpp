@@ -2,19 +2,19 @@
 
 #include "analysis/decode_tail.h"
 #include "analysis/doctor.h"
-#include "analysis/mixed_search.h"
 #include "analysis/op_support.h"
 #include "core/error.h"
 #include "eval/compare.h"
 #include "ir/onnx_io.h"
-#include "quant/quantize_model.h"
+#include "api/api_impl.h"
+#include "edgeq/quantize.h"
 #include "runtime/latency.h"
 
 namespace edgeq {
 namespace {
 
-nlohmann::json loss_json(const DetectionLoss& m) {
-  return {{"loss", m.total()},
+nlohmann::json error_json(const DetectionError& m) {
+  return {{"loss", m.loss},
           {"box_px", m.box_px},
           {"kpt_px", m.kpt_px},
           {"score", m.score},
@@ -57,36 +57,47 @@ size_t initializer_bytes(const Graph& g) {
   return b;
 }
 
-nlohmann::json quantize_step(const Graph& arm, const Stats& arm_stats, const StudyScheme& scheme,
-                             const StudyOptions& o, const std::vector<Tensor>& val,
+nlohmann::json quantize_step(const std::string& arm_path, const Stats& arm_stats,
+                             const StudyScheme& scheme, const StudyOptions& o,
                              const std::string& out_path, std::ostream& log) {
-  QuantConfig c = config_for_scheme(scheme.base);
-  c.range = o.range;
-  c.placement = parse_placement(study_placement(o));
-  const auto [plan, tail] = plan_with_decode_tail(arm, arm_stats, true, c.activation_bits < 16, c);
-  nlohmann::json j;
-  if (scheme.auto_percent > 0) {
-    MixedSearchOptions mo;
-    mo.budget_percent = scheme.auto_percent;
-    mo.threads = o.threads;
-    mo.progress = [&log](const std::string& line) { log << "    " << line << "\n" << std::flush; };
-    MixedSearchResult r = search_mixed_precision(arm, arm_stats, c, val, mo);
-    c.a16.insert(r.a16.begin(), r.a16.end());
-    j["auto"] = {{"budget_percent", scheme.auto_percent},
-                 {"images", val.size()},
-                 {"chosen", r.a16.size()},
-                 {"values_16bit", r.values16},
-                 {"values", r.values},
-                 {"base", loss_json(r.base_metrics)},
-                 {"result", loss_json(r.metrics)}};
+  QuantizeOptions q;
+  q.scheme = scheme.base;
+  q.range = o.range;
+  q.placement = study_placement(o);
+  q.threads = o.threads;
+  q.search.percent = scheme.auto_percent;
+  q.search.n = static_cast<size_t>(o.auto_n);
+  const std::string& val = o.val.empty() ? o.images : o.val;
+  if (scheme.auto_percent > 0)
+    q.images = std::make_shared<ImageSource>(ImageSource::from_path(val));
+  if (o.weight_repair) {
+    EDGEQ_CHECK(scheme.auto_percent == 0 || val == o.images,
+                "the study's weight repair reads the calibration images and its search the "
+                "validation images; with weight_repair, leave val unset");
+    q.images = std::make_shared<ImageSource>(ImageSource::from_path(o.images));
+    q.repair.n = o.calib_n;
+    q.repair.seed = o.seed;
   }
-  QdqModel q = quantize_model(arm, plan, arm_stats, c);
-  save_onnx(q.graph, out_path);
-  const QuantSummary s = summarize_encodings(q.encodings);
-  j["activations"] = {{"bits8", s.act8}, {"bits16", s.act16}, {"float", s.act_float}};
-  j["decode_tail"] = tail.size();
-  j["weights_bytes"] = initializer_bytes(q.graph);
-  j["placement"] = placement_name(c.placement);
+  q.progress = [&log](const ProgressEvent& e) {
+    if (e.kind != ProgressEvent::Kind::kStep) log << "    " << e.message << "\n" << std::flush;
+    return true;
+  };
+  const QuantizedModel m = quantize(Model::load(arm_path), make_stats(arm_stats, arm_path), q);
+  m.save(out_path);
+  nlohmann::json j;
+  const AutoSearchReport& r = m.search();
+  if (r.ran)
+    j["auto"] = {{"budget_percent", r.percent},     {"images", r.images},
+                 {"chosen", r.chosen.size()},       {"values_16bit", r.values16},
+                 {"values", r.values},              {"base", error_json(r.base)},
+                 {"result", error_json(r.result)}};
+  const QuantizeSummary& s = m.summary();
+  j["activations"] = {
+      {"bits8", s.activations_8bit}, {"bits16", s.activations_16bit}, {"float", s.activations_float}};
+  j["decode_tail"] = s.decode_tail_values;
+  j["weights_bytes"] = initializer_bytes(load_onnx(out_path));
+  j["placement"] = s.placement;
+  if (o.weight_repair) j["weight_repair"] = {{"gptq", m.repair().gptq}, {"images", m.repair().images}};
   return j;
 }
 

@@ -1,0 +1,16 @@
+// edgeq's public C++ API: include this one header (or the ones it includes) and link edgeq::edgeq.
+//
+//   edgeq::Model m = edgeq::Model::load("yolo11n-pose.onnx");
+//   edgeq::Calibration cal = edgeq::calibrate(m, edgeq::ImageSource::from_path("calib/"));
+//   edgeq::QuantizeOptions o;
+//   o.scheme = "w8a16";
+//   edgeq::quantize(m, cal.stats, o).save("q.onnx");
+//
+// Every failure is an edgeq::Error with a one-line message.
+#pragma once
+#include "edgeq/calibrate.h"
+#include "edgeq/error.h"
+#include "edgeq/images.h"
+#include "edgeq/model.h"
+#include "edgeq/progress.h"
+#include "edgeq/quantize.h"

@@ -1,0 +1,137 @@
+// Quantization: an FP32 model and its calibration statistics -> a QDQ ONNX model (and the
+// encodings a vendor toolchain reads). The whole recipe lives here, in this order: the scheme's
+// configuration, the placement of Q/DQ, values kept at 16 bit (the YOLO head's decode tail by
+// default under W8A8, a mixed set, the --auto style search), weight repair (cross-layer
+// equalization, GPTQ, bias correction), encodings, export, and the decode-tail check.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "edgeq/calibrate.h"
+#include "edgeq/images.h"
+#include "edgeq/model.h"
+#include "edgeq/progress.h"
+
+namespace edgeq {
+
+// Weight repair: runs only when QuantizeOptions::images is given.
+struct RepairOptions {
+  enum class Gptq { kSchemeDefault, kOn, kOff };
+  Gptq gptq = Gptq::kSchemeDefault;  // the scheme default: on for w8a16, off for w8a8
+  bool cle = false;                  // cross-layer equalization of Conv -> depthwise Conv pairs
+  bool bias_correction = false;      // Conv biases absorb the mean shift weight rounding causes
+  size_t n = 128;                    // images sampled (seeded, as calibrate() samples)
+  uint64_t seed = 0;
+  size_t memory_mib = 1024;  // GPTQ Hessians held at once (more convs per pass over the images)
+};
+
+// The mixed-precision search: which activation values to keep at 16 bit under W8A8.
+struct AutoSearchOptions {
+  double percent = 0;  // budget: at most this percent of the activation values; 0: no search
+  size_t n = 16;       // validation images used (a seeded sample of QuantizeOptions::images)
+};
+
+struct QuantizeOptions {
+  std::string scheme = "w8a8";  // "w8a8" | "w8a16"
+  std::string range = "minmax";  // "minmax" | "percentile" | "entropy" | "mse"
+  double percentile = 99.99;     // for range "percentile", in [50, 100]
+  // Values kept at 16 bit: value names, "decode" (the YOLO head's pixel-space decode tail) or
+  // "none" alone. Empty: w8a8 keeps the decode tail at 16 bit when the model has one. Unless
+  // "none", the nodes that assemble the outputs stay float where the placement allows.
+  std::vector<std::string> a16;
+  std::vector<std::string> mixed;    // more 16-bit values (a mixed set, e.g. a search's result)
+  std::vector<std::string> exclude;  // node names left in float
+  std::string overrides_file;        // JSON {tensor: {bitwidth, min, max, symmetric} | "float"}
+  std::string placement = "ort";     // "ort" | "qnn" | "cpu"
+  std::string qdq16 = "auto";        // how 16-bit Q/DQ are written: "auto" | "contrib" | "opset21"
+  bool per_tensor_weights = false;
+  bool symmetric_activations = false;
+  // w8a8 only, one of the two: Conv weight codes no int16 pair of products of x86 int8 kernels
+  // without VNNI can overflow; or 7-bit weight codes everywhere (ONNX Runtime's reduce_range).
+  bool saturation_safe = false, reduce_range = false;
+  // Images for weight repair (sampled as calibrate() does) and the search's evaluations: a
+  // validation split the statistics did not see. Without them neither runs.
+  std::shared_ptr<const ImageSource> images;
+  RepairOptions repair;
+  AutoSearchOptions search;
+  int threads = 0;  // weight repair and the search (0: all cores); results do not depend on it
+  ProgressCallback progress;
+};
+
+struct QuantizeSummary {
+  size_t activations_8bit = 0, activations_16bit = 0, activations_other = 0;
+  size_t activations_float = 0;
+  size_t weights_per_channel = 0, params_per_tensor = 0;
+  size_t decode_tail_values = 0, decode_tail_8bit = 0;
+  int64_t saturation_safe_codes = 0, saturation_safe_convs = 0;
+  std::string range;      // as applied, e.g. "percentile:99.99"
+  std::string placement;  // "ort" | "qnn" | "cpu"
+};
+
+// What weight repair did (all zero when it did not run).
+struct RepairReport {
+  bool ran = false;
+  std::string equalization;  // cross-layer equalization: what was found ("" without cle)
+  struct Pair {
+    std::string first, second;
+    double spread_before = 0, spread_after = 0;
+  };
+  std::vector<Pair> equalized;
+  size_t images = 0;
+  int passes = 0;
+  bool gptq = false, bias_correction = false;
+  int convs = 0;
+  int64_t rows = 0, rows_exact = 0, codes_changed = 0;
+  double max_bias_shift = 0;
+};
+
+// How far a quantized model's detections are from FP32's on the validation images.
+struct DetectionError {
+  double loss = 0;            // the four below, each in its default unit, summed
+  double box_px = 0, kpt_px = 0;  // mean box corner / keypoint distance, pixels
+  double score = 0;           // mean score change of confident anchors
+  double flipped = 0;         // share of anchors crossing the confidence threshold
+};
+
+// What the search chose (empty without one).
+struct AutoSearchReport {
+  bool ran = false;
+  double percent = 0;
+  size_t images = 0;
+  std::vector<std::string> chosen;  // the values it added at 16 bit (a mixed set)
+  size_t values16 = 0, values = 0;  // values at 16 bit with the set, values with an encoding
+  double base_loss = 0, loss = 0;   // the search's objective before and after
+  DetectionError base, result;
+  std::string log_json;  // every evaluation, as JSON (format "edgeq-auto-log")
+};
+
+class QuantizedModel {
+ public:
+  // Atomic writes. Encodings in AIMET / QNN form, version "1.0.0" or "0.6.1".
+  void save(const std::string& path) const;
+  void save_encodings(const std::string& path, const std::string& version = "1.0.0") const;
+  std::string bytes() const;  // the serialized QDQ ONNX model
+  std::string encodings_json(const std::string& version = "1.0.0") const;
+
+  const QuantizeSummary& summary() const;
+  const RepairReport& repair() const;
+  const AutoSearchReport& search() const;
+  // Each a line for the user: e.g. pixel-space decode values left at 8 bit.
+  const std::vector<std::string>& warnings() const;
+
+  struct Impl;
+  const Impl& impl() const { return *impl_; }
+  explicit QuantizedModel(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
+// Checks every option before any work (errors name the option), refuses statistics of another
+// model, then runs the recipe. Nothing is written: save what it returns.
+QuantizedModel quantize(const Model& model, const CalibrationStats& stats,
+                        const QuantizeOptions& options);
+
+}  // namespace edgeq

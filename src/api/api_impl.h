@@ -1,0 +1,70 @@
+// What the public handles (include/edgeq/) hold, for the library's own code: the graph behind a
+// Model, the files or frames behind an ImageSource, the Stats behind CalibrationStats, the QDQ
+// model behind QuantizedModel; and the progress reporter every long call uses.
+#pragma once
+#include <mutex>
+#include <opencv2/core.hpp>
+#include <string>
+#include <vector>
+
+#include "edgeq/calibrate.h"
+#include "edgeq/images.h"
+#include "edgeq/model.h"
+#include "edgeq/progress.h"
+#include "edgeq/quantize.h"
+#include "ir/graph.h"
+#include "quant/calibration_images.h"
+#include "quant/qdq_export.h"
+#include "quant/stats.h"
+
+namespace edgeq {
+
+struct Model::Impl {
+  std::string name, bytes, sha256;
+  Graph graph;
+};
+
+struct ImageSource::Impl {
+  std::string spec;
+  // Files: `path` and sub-folder `group`. Frames: `path` is the frame's index, group "".
+  std::vector<CalibrationImage> entries;
+  std::vector<ImageFrame> frames;  // empty for files
+
+  // A seeded, sub-folder-stratified sample of at most n entries (quant/calibration_images.h).
+  std::vector<CalibrationImage> sample(size_t n, uint64_t seed) const;
+  // Reads an entry as 8-bit BGR; throws edgeq::Error naming the file when it is unreadable.
+  cv::Mat read(const CalibrationImage& entry) const;
+  std::string name_of(const CalibrationImage& entry) const;
+};
+
+struct CalibrationStats::Impl {
+  Stats stats;
+  std::string source;  // the file it came from, or "calibration"
+};
+
+struct QuantizedModel::Impl {
+  QdqModel q;
+  QuantizeSummary summary;
+  RepairReport repair;
+  AutoSearchReport search;
+  std::vector<std::string> warnings;
+};
+
+CalibrationStats make_stats(Stats stats, std::string source);
+
+// Reports to a ProgressCallback, one call at a time (from any thread); throws edgeq::Cancelled
+// when it answers false.
+class ProgressReporter {
+ public:
+  explicit ProgressReporter(const ProgressCallback& cb) : cb_(cb) {}
+  void step(const std::string& task, size_t done, size_t total);
+  void message(const std::string& task, const std::string& line);
+  void warning(const std::string& task, const std::string& line);
+
+ private:
+  void send(const ProgressEvent& e);
+  const ProgressCallback& cb_;
+  std::mutex m_;
+};
+
+}  // namespace edgeq

@@ -1,0 +1,60 @@
+#include "edgeq/images.h"
+
+#include <cstring>
+
+#include "api/api_impl.h"
+#include "core/error.h"
+#include "vision/image_io.h"
+
+namespace edgeq {
+
+ImageSource ImageSource::from_path(const std::string& spec) {
+  auto impl = std::make_shared<Impl>();
+  impl->spec = spec;
+  impl->entries = list_calibration_images(spec);
+  return ImageSource(std::move(impl));
+}
+
+ImageSource ImageSource::from_frames(std::vector<ImageFrame> frames) {
+  EDGEQ_CHECK(!frames.empty(), "an image source of frames needs at least one frame");
+  auto impl = std::make_shared<Impl>();
+  impl->spec = "<frames>";
+  for (size_t i = 0; i < frames.size(); ++i) {
+    ImageFrame& f = frames[i];
+    if (f.name.empty()) f.name = "frame " + std::to_string(i);
+    EDGEQ_CHECK(f.width > 0 && f.height > 0, f.name, ": a frame needs a positive size, got ",
+                f.width, "x", f.height);
+    EDGEQ_CHECK(f.bgr.size() == static_cast<size_t>(f.width) * f.height * 3, f.name, ": ",
+                f.width, "x", f.height, " BGR needs ", static_cast<size_t>(f.width) * f.height * 3,
+                " bytes, got ", f.bgr.size());
+    impl->entries.push_back({std::to_string(i), ""});
+  }
+  impl->frames = std::move(frames);
+  return ImageSource(std::move(impl));
+}
+
+size_t ImageSource::size() const { return impl_->entries.size(); }
+std::string ImageSource::name(size_t index) const {
+  EDGEQ_CHECK(index < impl_->entries.size(), "image ", index, " of a source of ",
+              impl_->entries.size());
+  return impl_->name_of(impl_->entries[index]);
+}
+const std::string& ImageSource::spec() const { return impl_->spec; }
+
+std::vector<CalibrationImage> ImageSource::Impl::sample(size_t n, uint64_t seed) const {
+  return sample_calibration_images(entries, n, seed);
+}
+
+cv::Mat ImageSource::Impl::read(const CalibrationImage& entry) const {
+  if (frames.empty()) return read_image(entry.path);
+  const ImageFrame& f = frames.at(std::stoul(entry.path));
+  cv::Mat m(f.height, f.width, CV_8UC3);
+  std::memcpy(m.data, f.bgr.data(), f.bgr.size());
+  return m;
+}
+
+std::string ImageSource::Impl::name_of(const CalibrationImage& entry) const {
+  return frames.empty() ? entry.path : frames.at(std::stoul(entry.path)).name;
+}
+
+}  // namespace edgeq

@@ -1,0 +1,159 @@
+// quantize(): the recipe in one place. Option checks first (nothing runs on bad options), then
+// configuration, plan with the decode tail, 16-bit values, the search, weight repair, encodings and
+// export, and the decode-tail check.
+#include "edgeq/quantize.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "analysis/decode_tail.h"
+#include "api/quantize_steps.h"
+#include "core/error.h"
+#include "core/file_io.h"
+#include "ir/onnx_io.h"
+#include "quant/encodings_json.h"
+#include "quant/quantize_model.h"
+
+namespace edgeq {
+namespace {
+
+bool a16_none(const QuantizeOptions& o) { return o.a16.size() == 1 && o.a16[0] == "none"; }
+
+void check_options(const QuantizeOptions& o, const QuantConfig& c) {
+  const bool none = a16_none(o);
+  for (const std::string& n : o.a16)
+    EDGEQ_CHECK(n != "none" || none, "a16: 'none' cannot be combined with other names");
+  EDGEQ_CHECK(o.percentile >= 50 && o.percentile <= 100, "percentile ", o.percentile,
+              " is outside [50, 100]");
+  EDGEQ_CHECK(o.threads >= 0, "threads must be >= 0, got ", o.threads);
+  if (o.saturation_safe || o.reduce_range) {
+    EDGEQ_CHECK(!(o.saturation_safe && o.reduce_range),
+                "saturation_safe and reduce_range are two answers to one problem; choose one");
+    EDGEQ_CHECK(c.activation_bits == 8 && c.weight_bits == 8,
+                o.saturation_safe ? "saturation_safe" : "reduce_range", ": scheme ", o.scheme,
+                " has no u8 x s8 int16 pairs to protect (only w8a8's 8-bit activations run on "
+                "them)");
+  }
+  const RepairOptions& r = o.repair;
+  const bool repair_asked = r.cle || r.gptq == RepairOptions::Gptq::kOn || r.bias_correction;
+  EDGEQ_CHECK(!repair_asked || o.images,
+              r.cle                                ? "cle"
+              : r.gptq == RepairOptions::Gptq::kOn ? "gptq"
+                                                   : "bias_correction",
+              " needs images (the calibration images its statistics come from)");
+  EDGEQ_CHECK(r.n > 0 && r.memory_mib > 0, "repair: n and memory_mib must be positive");
+  if (o.search.percent != 0) {
+    EDGEQ_CHECK(o.search.percent > 0 && o.search.percent <= 100, "search percent ",
+                o.search.percent, ": the budget is a percent of the activation values, in (0, 100]");
+    EDGEQ_CHECK(c.activation_bits == 8, "the search chooses a W8A8 model's 16-bit values: scheme ",
+                o.scheme, " has none to choose");
+    EDGEQ_CHECK(o.images != nullptr, "the search needs images (validation images the stats did "
+                                     "not see)");
+    EDGEQ_CHECK(o.search.n > 0, "search n must be positive");
+  }
+}
+
+QuantConfig config_for(const QuantizeOptions& o) {
+  QuantConfig c = config_for_scheme(o.scheme);
+  std::ostringstream pct;
+  pct << o.percentile;
+  c.range = o.range == "percentile" ? "percentile:" + pct.str() : o.range;
+  c.placement = parse_placement(o.placement);
+  c.qdq16 = parse_qdq16(o.qdq16);
+  c.per_channel_weights = !o.per_tensor_weights;
+  c.activation_symmetric = o.symmetric_activations;
+  c.saturation_safe = o.saturation_safe;
+  c.reduce_range = o.reduce_range;
+  c.exclude_nodes.insert(o.exclude.begin(), o.exclude.end());
+  if (!o.overrides_file.empty())
+    c.overrides = parse_overrides(read_file(o.overrides_file, kMaxTextBytes), o.overrides_file);
+  return c;
+}
+
+// Pixel-space values at 8 bit: a step of several pixels, and a Concat that also carries the
+// scores (output0) rounds them to 0.
+void check_decode_tail(const std::set<std::string>& tail, QuantizedModel::Impl& out) {
+  size_t tail8 = 0;
+  std::string worst;
+  float worst_step = 0;
+  for (const std::string& v : tail) {
+    auto it = out.q.encodings.activations.find(v);
+    if (it == out.q.encodings.activations.end() || it->second.is_float) continue;
+    const Encoding& e = it->second.channels.at(0);
+    if (e.bitwidth > 8) continue;
+    ++tail8;
+    if (e.scale > worst_step) worst_step = e.scale, worst = v;
+  }
+  out.summary.decode_tail_values = tail.size();
+  out.summary.decode_tail_8bit = tail8;
+  if (!tail8) return;
+  std::ostringstream w;
+  w << tail8 << " value" << (tail8 == 1 ? "" : "s")
+    << " of the YOLO head's pixel-space decode tail stay 8-bit (e.g. '" << worst
+    << "', a step of " << worst_step
+    << "): boxes lose pixels and scores sharing output0's encoding round to 0; keep the w8a8 "
+       "default a16 'decode'";
+  out.warnings.push_back(w.str());
+}
+
+}  // namespace
+
+QuantizedModel quantize(const Model& model, const CalibrationStats& calibration,
+                        const QuantizeOptions& o) {
+  QuantConfig c = config_for(o);
+  check_options(o, c);
+  Graph g = model.impl().graph;  // weight repair may equalize it
+  Stats stats = calibration.impl().stats;
+  check_stats_for_model(stats, model.sha256(), calibration.impl().source, model.name());
+  ProgressReporter progress(o.progress);
+  auto out = std::make_shared<QuantizedModel::Impl>();
+
+  // a16: unset, W8A8 keeps the decode tail at 16 bit when the model has one (a cut arm has none);
+  // unless 'none', the outputs are assembled in float.
+  const bool none = a16_none(o);
+  const bool decode = o.a16.empty() ? c.activation_bits < 16
+                                    : std::count(o.a16.begin(), o.a16.end(), "decode") > 0;
+  const auto [plan, tail] = plan_with_decode_tail(g, stats, !none, decode, c);
+  for (const std::string& n : o.a16) {
+    if (n == "decode")
+      EDGEQ_CHECK(!tail.empty(), "a16 'decode': no YOLO box / keypoint decode found in '",
+                  model.name(), "' (no Mul by per-anchor strides)");
+    else if (!none)
+      c.a16.insert(n);
+  }
+  c.a16.insert(o.mixed.begin(), o.mixed.end());
+  out->search = auto_search_step(o, g, stats, c, progress);
+  const auto repaired =
+      repair_weights_step(o, g, plan, c, stats, model.sha256(), progress, out->repair);
+  out->q = quantize_model(g, plan, stats, c, repaired);
+  check_decode_tail(tail, *out);
+
+  const QuantSummary s = summarize_encodings(out->q.encodings);
+  QuantizeSummary& sum = out->summary;
+  sum.activations_8bit = s.act8;
+  sum.activations_16bit = s.act16;
+  sum.activations_other = s.act_other;
+  sum.activations_float = s.act_float;
+  sum.weights_per_channel = s.weights_per_channel;
+  sum.params_per_tensor = s.params_per_tensor;
+  sum.saturation_safe_codes = out->q.saturation_safe_codes;
+  sum.saturation_safe_convs = out->q.saturation_safe_convs;
+  sum.range = c.range;
+  sum.placement = placement_name(c.placement);
+  return QuantizedModel(std::move(out));
+}
+
+void QuantizedModel::save(const std::string& path) const { save_onnx(impl_->q.graph, path); }
+void QuantizedModel::save_encodings(const std::string& path, const std::string& version) const {
+  ::edgeq::save_encodings(impl_->q.encodings, path, version);
+}
+std::string QuantizedModel::bytes() const { return serialize_onnx(impl_->q.graph); }
+std::string QuantizedModel::encodings_json(const std::string& version) const {
+  return encodings_to_json(impl_->q.encodings, version);
+}
+const QuantizeSummary& QuantizedModel::summary() const { return impl_->summary; }
+const RepairReport& QuantizedModel::repair() const { return impl_->repair; }
+const AutoSearchReport& QuantizedModel::search() const { return impl_->search; }
+const std::vector<std::string>& QuantizedModel::warnings() const { return impl_->warnings; }
+
+}  // namespace edgeq
