@@ -63,8 +63,8 @@ TEST(CliErrors, Int8PairOptionsOutOfPlace) {
                         "needs --exec int8");
   const std::string q = "quantize" + m + " --stats " + dir + "/s.cbor --out " + dir + "/q.onnx";
   expect_one_line_error(test::run_cli(q + " --scheme w8a16 --saturation-safe"),
-                        "--saturation-safe: --scheme w8a16 has no u8 x s8 int16 pairs");
-  expect_one_line_error(test::run_cli(q + " --scheme w8a16 --reduce-range"), "--reduce-range");
+                        "saturation_safe: scheme w8a16 has no u8 x s8 int16 pairs");
+  expect_one_line_error(test::run_cli(q + " --scheme w8a16 --reduce-range"), "reduce_range");
   expect_one_line_error(test::run_cli(q + " --scheme w8a8 --reduce-range --saturation-safe"),
                         "choose one");
   EXPECT_FALSE(std::filesystem::exists(dir + "/q.onnx"));

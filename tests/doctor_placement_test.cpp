@@ -49,8 +49,8 @@ TEST(PlacementAdvice, RecognisesEachPlacementAndAdvisesPerTarget) {
   EXPECT_EQ(cpu.severity, Severity::kInfo) << cpu.message;
   Finding htp = placement_advice(ort, load_target("qnn-htp"));
   EXPECT_GT(htp.score, cpu.score);  // a mismatch sorts first
-  EXPECT_NE(htp.message.find("wants `quantize --placement qnn`"), std::string::npos) << htp.message;
-  EXPECT_NE(htp.message.find("as --placement ort puts them"), std::string::npos) << htp.message;
+  EXPECT_NE(htp.message.find("wants Q/DQ placement 'qnn'"), std::string::npos) << htp.message;
+  EXPECT_NE(htp.message.find("as placement 'ort' puts them"), std::string::npos) << htp.message;
   Finding ov = placement_advice(quantized(Placement::kCpu), load_target("openvino"));
   EXPECT_EQ(ov.severity, Severity::kInfo) << ov.message;
   EXPECT_NE(placement_advice(zoo().fp32, load_target("openvino")).message.find("float"),

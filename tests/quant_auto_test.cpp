@@ -121,7 +121,7 @@ TEST(QuantAuto, BadInputIsOneLineAndWritesNothing) {
       {" --auto 0 --images " + test::shell_quote(f.val), "(0, 100]"},
       // The decode tail the W8A8 default keeps (24 of 364 values on yolo11n-pose) does not fit.
       {" --auto 2 --images " + test::shell_quote(f.val), "the budget must be at least"},
-      {" --auto 10", "needs --images"},
+      {" --auto 10", "needs images"},
       {" --auto 10 --images " + test::shell_quote(f.dir + "/empty"), "no images"},
       {" --auto 10 --images " + test::shell_quote(f.dir + "/missing"), "--images"},
       {" --auto-log " + test::shell_quote(f.dir + "/l.json"), "need --auto"},

@@ -287,12 +287,12 @@ TEST(QuantCli, W8A8KeepsTheDecodeTailAt16BitUnlessA16None) {
   auto none =
       test::run_cli(base + " --a16 none --out " + test::shell_quote(fx.dir + "/w8a8n.onnx"));
   ASSERT_EQ(none.exit_code, 0) << none.err;
-  EXPECT_NE(none.err.find("--a16 decode"), std::string::npos) << none.err;
+  EXPECT_NE(none.err.find("a16 'decode'"), std::string::npos) << none.err;
   EXPECT_EQ(count_lines(none.err), 1) << none.err;
   auto mixed =
       test::run_cli(base + " --a16 none,decode --out " + test::shell_quote(fx.dir + "/w8a8x.onnx"));
   EXPECT_NE(mixed.exit_code, 0);
-  EXPECT_NE(mixed.err.find("--a16 none cannot be combined"), std::string::npos) << mixed.err;
+  EXPECT_NE(mixed.err.find("a16: 'none' cannot be combined"), std::string::npos) << mixed.err;
   EXPECT_FALSE(fs::exists(fx.dir + "/w8a8x.onnx"));
 
   EncodingSet e16 = encodings_from_qdq(load_onnx(fx.dir + "/w8a8.onnx"));

@@ -223,8 +223,11 @@ TEST(QuantRepairCli, RefusedWithOneLineAndNothingWritten) {
   REQUIRE_FIXTURE();
   const std::string out = fx.dir + "/refused.onnx";
   const std::string base = quantize_args(fx, "w8a8", out);
-  for (const char* flag : {"--gptq", "--bias-correction", "--cle"})
-    test::expect_refusal(test::run_cli(base + " " + flag), std::string(flag) + " needs --images",
+  // The library names its options (repair.gptq ...), not the flags.
+  const std::pair<const char*, const char*> flags[] = {
+      {"--gptq", "gptq"}, {"--bias-correction", "bias_correction"}, {"--cle", "cle"}};
+  for (const auto& [flag, option] : flags)
+    test::expect_refusal(test::run_cli(base + " " + flag), std::string(option) + " needs images",
                          out);
   const std::string empty = fx.dir + "/empty";
   fs::create_directories(empty);
@@ -241,7 +244,7 @@ TEST(QuantRepairCli, RefusedWithOneLineAndNothingWritten) {
       test::run_cli("quantize --model " + test::shell_quote(fx.model) + " --stats " +
                     test::shell_quote(other) + " --scheme w8a8 --out " + test::shell_quote(out) +
                     " --bias-correction " + "--images " + test::shell_quote(fx.images)),
-      "weight repair reads --images as 'letterbox 640x640", out);
+      "weight repair reads its images as 'letterbox 640x640", out);
 }
 
 }  // namespace

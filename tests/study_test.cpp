@@ -23,6 +23,7 @@
 #include "study/study_calibration.h"
 #include "study/study_options.h"
 #include "study/study_report.h"
+#include "study/study_steps.h"
 #include "test_util.h"
 #include "vision/synthetic_scenes.h"
 #include "zoo/yolo11.h"
@@ -298,7 +299,7 @@ TEST(StudyCli, BadInputIsOneLineAndWritesNothing) {
   auto r = run_cli("study --models '" + dir + "/missing.onnx' --images '" + dir + "/img' --test '" +
                    dir + "/img' --out '" + dir + "/out'");
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("--models: no such file"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("models: no such file"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir + "/out/data.json"));
   save_onnx(build_yolo11("yolo11n"), dir + "/m.onnx");
   r = run_cli("study --models '" + dir + "/m.onnx' --images '" + dir + "/img' --test '" + dir +
@@ -450,6 +451,57 @@ TEST(StudyCli, LedgerRowHoldsTheWorstRun) {
                           "SELECT count(*) FROM metrics WHERE name LIKE 'results.%.rel_l2_max'");
   ASSERT_TRUE(per_run.step());
   EXPECT_EQ(per_run.integer(0), static_cast<int64_t>(fx.second["runs"].size()));
+}
+
+}  // namespace
+}  // namespace edgeq
+
+namespace edgeq {
+namespace {
+
+// The study quantizes through the same library call as `edgeq quantize`: for the same arm file,
+// statistics and options (range, the target's placement, weight repair on the calibration
+// sample), its files are the program's, byte for byte.
+TEST(StudyQuantize, FilesEqualTheQuantizeCommand) {
+  const std::string dir = test::temp_dir("study-quantize");
+  const Graph model = build_yolo11("yolo11n-pose");
+  std::vector<CalibrationImage> images;
+  for (const std::string& p : write_synthetic_scenes(dir + "/calib", 2, 7))
+    images.push_back({p, ""});
+  CalibrationRunOptions opt;
+  opt.calibrator.executor.threads = 1;
+  for (Arm arm : {Arm::kB, Arm::kC}) {
+    CutSpec spec;
+    spec.arm = arm;
+    const std::string arm_path = dir + "/arm" + arm_name(arm) + ".onnx";
+    const std::string bytes = serialize_onnx(cut_model(model, spec));
+    write_file_atomic(arm_path, bytes);
+    const Graph g = parse_onnx(bytes);
+    const Stats stats = calibrate_image_files(g, sha256_hex(bytes), images, opt).stats;
+    const std::string stats_path = arm_path + ".cbor";
+    save_stats(stats, stats_path);
+    for (const std::string scheme : {"w8a16", "w8a8"})
+      for (const bool repair : {false, true}) {
+        if (repair && (arm != Arm::kC || scheme != "w8a16")) continue;
+        StudyOptions o;
+        o.range = "mse";
+        o.target = "qnn-htp";  // placement auto: qnn
+        o.images = dir + "/calib";
+        o.calib_n = 2;
+        o.weight_repair = repair;
+        const std::string study_file = dir + "/study-" + scheme + ".onnx";
+        std::ostringstream log;
+        quantize_step(arm_path, stats, parse_study_scheme(scheme), o, study_file, log);
+        const std::string cli_file = dir + "/cli-" + scheme + ".onnx";
+        const auto r =
+            run_cli("quantize --model '" + arm_path + "' --stats '" + stats_path + "' --scheme " +
+                    scheme + " --range mse --placement qnn --out '" + cli_file + "'" +
+                    (repair ? " --images '" + dir + "/calib' --n 2" : ""));
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_EQ(read_file(study_file), read_file(cli_file))
+            << "arm " << arm_name(arm) << " " << scheme << (repair ? " with weight repair" : "");
+      }
+  }
 }
 
 }  // namespace

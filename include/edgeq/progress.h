@@ -13,7 +13,7 @@ namespace edgeq {
 
 struct ProgressEvent {
   enum class Kind {
-    kStep,     // one more item of `task` done: `done` of `total`
+    kStep,     // `done` items of `task` of `total` (0 when the task starts)
     kMessage,  // a line of news from `task` (`message`), e.g. one evaluation of the search
     kWarning,  // something skipped or doubtful (`message`), e.g. an unreadable image
   };

@@ -34,7 +34,7 @@ struct AutoSearchOptions {
 };
 
 struct QuantizeOptions {
-  std::string scheme = "w8a8";  // "w8a8" | "w8a16"
+  std::string scheme = "w8a8";   // "w8a8" | "w8a16"
   std::string range = "minmax";  // "minmax" | "percentile" | "entropy" | "mse"
   double percentile = 99.99;     // for range "percentile", in [50, 100]
   // Values kept at 16 bit: value names, "decode" (the YOLO head's pixel-space decode tail) or
@@ -89,10 +89,10 @@ struct RepairReport {
 
 // How far a quantized model's detections are from FP32's on the validation images.
 struct DetectionError {
-  double loss = 0;            // the four below, each in its default unit, summed
+  double loss = 0;                // the four below, each in its default unit, summed
   double box_px = 0, kpt_px = 0;  // mean box corner / keypoint distance, pixels
-  double score = 0;           // mean score change of confident anchors
-  double flipped = 0;         // share of anchors crossing the confidence threshold
+  double score = 0;               // mean score change of confident anchors
+  double flipped = 0;             // share of anchors crossing the confidence threshold
 };
 
 // What the search chose (empty without one).

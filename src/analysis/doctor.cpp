@@ -114,8 +114,8 @@ DoctorReport run_doctor(const Graph& model, const EncodingSet* encodings_file, c
                  "stats",
                  "",
                  "",
-                 "no --stats: ranges, truncation and concat spans need FP32 calibration "
-                 "statistics (edgeq calibrate, or doctor --images)",
+                 "no calibration statistics: ranges, truncation and concat spans need "
+                 "FP32 statistics (from calibration, or from images given to the doctor)",
                  0,
                  {}});
   }
@@ -224,7 +224,8 @@ std::string format_doctor_report(const DoctorReport& r, size_t max_info) {
     os << (x.value.empty() && x.node.empty() ? "" : ": ") << x.message << "\n";
   }
   if (shown_info > max_info)
-    os << "... " << shown_info - max_info << " more info findings (see --json)\n";
+    os << "... " << shown_info - max_info
+       << " more info findings (all of them in the JSON report)\n";
   return os.str();
 }
 

@@ -75,7 +75,7 @@ std::vector<Finding> float_tail_findings(const Graph& g, const TargetOps& target
                    "",
                    "",
                    "model has no QuantizeLinear / DequantizeLinear: every op runs in float "
-                   "(quantize it, or give --encodings, to judge placement)",
+                   "(quantize it, or give its encodings, to judge placement)",
                    0,
                    {}});
     return out;

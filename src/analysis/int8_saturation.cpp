@@ -191,10 +191,10 @@ std::vector<Finding> saturation_findings(const SaturationReport& r, const Target
                     r.predicted->kpt_px.mean);
       msg += b;
     }
-    msg += flag ? "; fix: re-quantize with saturation-safe weight codes (edgeq quantize "
-                  "--saturation-safe), or deploy on a CPU with VNNI"
-                : "; a deployment CPU without VNNI wants saturation-safe weight codes (doctor "
-                  "--target cpu-avx2 shows the cost)";
+    msg += flag ? "; fix: re-quantize with saturation-safe weight codes (quantize option "
+                  "saturation_safe), or deploy on a CPU with VNNI"
+                : "; a deployment CPU without VNNI wants saturation-safe weight codes (the "
+                  "doctor's target cpu-avx2 shows the cost)";
   }
   std::map<std::string, double> numbers = {
       {"convs", double(r.convs.size())}, {"convs_overflowing", double(convs)},

@@ -148,7 +148,7 @@ class Search {
     }
     if (loss > r.base_loss)
       note("the chosen set did not lower the loss on these " + std::to_string(images_.size()) +
-           " images (their own noise exceeds its gain; more images, --auto-n, rank better)");
+           " images (their own noise exceeds its gain; more validation images rank better)");
     return finish(r, current, loss, metrics);
   }
 

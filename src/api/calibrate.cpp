@@ -28,8 +28,8 @@ void check_options(const CalibrateOptions& o) {
               "calibrate: shard ", o.shard_index, "/", o.shard_count,
               " is not a shard (0 <= index < count)");
   EDGEQ_CHECK(o.threads >= 0 && o.workers >= 0, "calibrate: threads and workers must be >= 0");
-  EDGEQ_CHECK(o.histogram_stride >= 1 && o.histogram_stride <= 1024,
-              "calibrate: histogram_stride ", o.histogram_stride, " is outside [1, 1024]");
+  EDGEQ_CHECK(o.histogram_stride >= 1 && o.histogram_stride <= 1024, "calibrate: histogram_stride ",
+              o.histogram_stride, " is outside [1, 1024]");
 }
 
 }  // namespace
@@ -52,11 +52,21 @@ CalibrationStats CalibrationStats::merge(const std::vector<CalibrationStats>& sh
   return make_stats(std::move(out), "merged statistics");
 }
 
-void CalibrationStats::save(const std::string& path) const { save_stats(impl_->stats, path); }
-const std::string& CalibrationStats::model_sha256() const { return impl_->stats.model_sha256; }
-const std::string& CalibrationStats::preprocessing() const { return impl_->stats.preprocessing; }
-size_t CalibrationStats::images() const { return static_cast<size_t>(impl_->stats.images); }
-size_t CalibrationStats::values() const { return impl_->stats.values.size(); }
+void CalibrationStats::save(const std::string& path) const {
+  save_stats(impl_->stats, path);
+}
+const std::string& CalibrationStats::model_sha256() const {
+  return impl_->stats.model_sha256;
+}
+const std::string& CalibrationStats::preprocessing() const {
+  return impl_->stats.preprocessing;
+}
+size_t CalibrationStats::images() const {
+  return static_cast<size_t>(impl_->stats.images);
+}
+size_t CalibrationStats::values() const {
+  return impl_->stats.values.size();
+}
 
 Calibration calibrate(const Model& model, const ImageSource& images, const CalibrateOptions& o) {
   check_options(o);
@@ -87,6 +97,7 @@ Calibration calibrate(const Model& model, const ImageSource& images, const Calib
   opt.calibrator.executor.threads = 1;
   opt.calibrator.histogram_stride = o.histogram_stride;
   size_t done = 0;
+  progress.step("calibrate", 0, mine.size());
   cv::setNumThreads(0);  // the workers read images between their own passes
   CalibrationRun run = calibrate_images(
       g, model.sha256(), letterbox_preprocessing(h, w), input.name, mine.size(),

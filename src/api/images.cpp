@@ -24,8 +24,8 @@ ImageSource ImageSource::from_frames(std::vector<ImageFrame> frames) {
     if (f.name.empty()) f.name = "frame " + std::to_string(i);
     EDGEQ_CHECK(f.width > 0 && f.height > 0, f.name, ": a frame needs a positive size, got ",
                 f.width, "x", f.height);
-    EDGEQ_CHECK(f.bgr.size() == static_cast<size_t>(f.width) * f.height * 3, f.name, ": ",
-                f.width, "x", f.height, " BGR needs ", static_cast<size_t>(f.width) * f.height * 3,
+    EDGEQ_CHECK(f.bgr.size() == static_cast<size_t>(f.width) * f.height * 3, f.name, ": ", f.width,
+                "x", f.height, " BGR needs ", static_cast<size_t>(f.width) * f.height * 3,
                 " bytes, got ", f.bgr.size());
     impl->entries.push_back({std::to_string(i), ""});
   }
@@ -33,13 +33,17 @@ ImageSource ImageSource::from_frames(std::vector<ImageFrame> frames) {
   return ImageSource(std::move(impl));
 }
 
-size_t ImageSource::size() const { return impl_->entries.size(); }
+size_t ImageSource::size() const {
+  return impl_->entries.size();
+}
 std::string ImageSource::name(size_t index) const {
   EDGEQ_CHECK(index < impl_->entries.size(), "image ", index, " of a source of ",
               impl_->entries.size());
   return impl_->name_of(impl_->entries[index]);
 }
-const std::string& ImageSource::spec() const { return impl_->spec; }
+const std::string& ImageSource::spec() const {
+  return impl_->spec;
+}
 
 std::vector<CalibrationImage> ImageSource::Impl::sample(size_t n, uint64_t seed) const {
   return sample_calibration_images(entries, n, seed);

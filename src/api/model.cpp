@@ -18,7 +18,9 @@ std::vector<ValueDescription> describe(const std::vector<ValueInfo>& values) {
 
 }  // namespace
 
-Model Model::load(const std::string& path) { return from_bytes(read_file(path), path); }
+Model Model::load(const std::string& path) {
+  return from_bytes(read_file(path), path);
+}
 
 Model Model::from_bytes(std::string bytes, const std::string& name) {
   auto impl = std::make_shared<Impl>();
@@ -29,11 +31,23 @@ Model Model::from_bytes(std::string bytes, const std::string& name) {
   return Model(std::move(impl));
 }
 
-const std::string& Model::name() const { return impl_->name; }
-const std::string& Model::sha256() const { return impl_->sha256; }
-const std::string& Model::bytes() const { return impl_->bytes; }
-std::vector<ValueDescription> Model::inputs() const { return describe(impl_->graph.inputs); }
-std::vector<ValueDescription> Model::outputs() const { return describe(impl_->graph.outputs); }
-std::string Model::summary() const { return format_summary(summarize_model(impl_->graph)); }
+const std::string& Model::name() const {
+  return impl_->name;
+}
+const std::string& Model::sha256() const {
+  return impl_->sha256;
+}
+const std::string& Model::bytes() const {
+  return impl_->bytes;
+}
+std::vector<ValueDescription> Model::inputs() const {
+  return describe(impl_->graph.inputs);
+}
+std::vector<ValueDescription> Model::outputs() const {
+  return describe(impl_->graph.outputs);
+}
+std::string Model::summary() const {
+  return format_summary(summarize_model(impl_->graph));
+}
 
 }  // namespace edgeq

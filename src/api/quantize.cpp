@@ -17,7 +17,9 @@
 namespace edgeq {
 namespace {
 
-bool a16_none(const QuantizeOptions& o) { return o.a16.size() == 1 && o.a16[0] == "none"; }
+bool a16_none(const QuantizeOptions& o) {
+  return o.a16.size() == 1 && o.a16[0] == "none";
+}
 
 void check_options(const QuantizeOptions& o, const QuantConfig& c) {
   const bool none = a16_none(o);
@@ -44,11 +46,13 @@ void check_options(const QuantizeOptions& o, const QuantConfig& c) {
   EDGEQ_CHECK(r.n > 0 && r.memory_mib > 0, "repair: n and memory_mib must be positive");
   if (o.search.percent != 0) {
     EDGEQ_CHECK(o.search.percent > 0 && o.search.percent <= 100, "search percent ",
-                o.search.percent, ": the budget is a percent of the activation values, in (0, 100]");
+                o.search.percent,
+                ": the budget is a percent of the activation values, in (0, 100]");
     EDGEQ_CHECK(c.activation_bits == 8, "the search chooses a W8A8 model's 16-bit values: scheme ",
                 o.scheme, " has none to choose");
-    EDGEQ_CHECK(o.images != nullptr, "the search needs images (validation images the stats did "
-                                     "not see)");
+    EDGEQ_CHECK(o.images != nullptr,
+                "the search needs images (validation images the stats did "
+                "not see)");
     EDGEQ_CHECK(o.search.n > 0, "search n must be positive");
   }
 }
@@ -89,8 +93,8 @@ void check_decode_tail(const std::set<std::string>& tail, QuantizedModel::Impl& 
   if (!tail8) return;
   std::ostringstream w;
   w << tail8 << " value" << (tail8 == 1 ? "" : "s")
-    << " of the YOLO head's pixel-space decode tail stay 8-bit (e.g. '" << worst
-    << "', a step of " << worst_step
+    << " of the YOLO head's pixel-space decode tail stay 8-bit (e.g. '" << worst << "', a step of "
+    << worst_step
     << "): boxes lose pixels and scores sharing output0's encoding round to 0; keep the w8a8 "
        "default a16 'decode'";
   out.warnings.push_back(w.str());
@@ -111,8 +115,8 @@ QuantizedModel quantize(const Model& model, const CalibrationStats& calibration,
   // a16: unset, W8A8 keeps the decode tail at 16 bit when the model has one (a cut arm has none);
   // unless 'none', the outputs are assembled in float.
   const bool none = a16_none(o);
-  const bool decode = o.a16.empty() ? c.activation_bits < 16
-                                    : std::count(o.a16.begin(), o.a16.end(), "decode") > 0;
+  const bool decode =
+      o.a16.empty() ? c.activation_bits < 16 : std::count(o.a16.begin(), o.a16.end(), "decode") > 0;
   const auto [plan, tail] = plan_with_decode_tail(g, stats, !none, decode, c);
   for (const std::string& n : o.a16) {
     if (n == "decode")
@@ -143,17 +147,29 @@ QuantizedModel quantize(const Model& model, const CalibrationStats& calibration,
   return QuantizedModel(std::move(out));
 }
 
-void QuantizedModel::save(const std::string& path) const { save_onnx(impl_->q.graph, path); }
+void QuantizedModel::save(const std::string& path) const {
+  save_onnx(impl_->q.graph, path);
+}
 void QuantizedModel::save_encodings(const std::string& path, const std::string& version) const {
   ::edgeq::save_encodings(impl_->q.encodings, path, version);
 }
-std::string QuantizedModel::bytes() const { return serialize_onnx(impl_->q.graph); }
+std::string QuantizedModel::bytes() const {
+  return serialize_onnx(impl_->q.graph);
+}
 std::string QuantizedModel::encodings_json(const std::string& version) const {
   return encodings_to_json(impl_->q.encodings, version);
 }
-const QuantizeSummary& QuantizedModel::summary() const { return impl_->summary; }
-const RepairReport& QuantizedModel::repair() const { return impl_->repair; }
-const AutoSearchReport& QuantizedModel::search() const { return impl_->search; }
-const std::vector<std::string>& QuantizedModel::warnings() const { return impl_->warnings; }
+const QuantizeSummary& QuantizedModel::summary() const {
+  return impl_->summary;
+}
+const RepairReport& QuantizedModel::repair() const {
+  return impl_->repair;
+}
+const AutoSearchReport& QuantizedModel::search() const {
+  return impl_->search;
+}
+const std::vector<std::string>& QuantizedModel::warnings() const {
+  return impl_->warnings;
+}
 
 }  // namespace edgeq

@@ -14,12 +14,9 @@ namespace edgeq {
 // cross-layer equalization first (the values it rescales get fresh statistics in `stats`), then
 // one calibration pass for GPTQ and bias correction. Returns the encodings of the weights GPTQ
 // rounded, for quantize_model; fills `report`.
-std::map<std::string, TensorEncoding> repair_weights_step(const QuantizeOptions& o, Graph& g,
-                                                          const QuantPlan& plan,
-                                                          const QuantConfig& c, Stats& stats,
-                                                          const std::string& model_sha256,
-                                                          ProgressReporter& progress,
-                                                          RepairReport& report);
+std::map<std::string, TensorEncoding> repair_weights_step(
+    const QuantizeOptions& o, Graph& g, const QuantPlan& plan, const QuantConfig& c, Stats& stats,
+    const std::string& model_sha256, ProgressReporter& progress, RepairReport& report);
 
 // Runs the search when o.search.percent > 0; adds the chosen values to c.a16.
 AutoSearchReport auto_search_step(const QuantizeOptions& o, const Graph& g, const Stats& stats,

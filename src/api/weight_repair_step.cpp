@@ -51,6 +51,7 @@ void equalize(Graph& g, const RepairImages& im, Stats& stats, const std::string&
   opt.calibrator.executor.threads = 1;
   const std::string task = "equalized value statistics";
   size_t done = 0;
+  progress.step(task, 0, im.sample.size());
   CalibrationRun run =
       calibrate_images(g, model_sha256, stats.preprocessing, im.input, im.sample.size(), im.load,
                        opt, [&] { progress.step(task, ++done, im.sample.size()); });
@@ -62,12 +63,9 @@ void equalize(Graph& g, const RepairImages& im, Stats& stats, const std::string&
 
 }  // namespace
 
-std::map<std::string, TensorEncoding> repair_weights_step(const QuantizeOptions& o, Graph& g,
-                                                          const QuantPlan& plan,
-                                                          const QuantConfig& c, Stats& stats,
-                                                          const std::string& model_sha256,
-                                                          ProgressReporter& progress,
-                                                          RepairReport& report) {
+std::map<std::string, TensorEncoding> repair_weights_step(
+    const QuantizeOptions& o, Graph& g, const QuantPlan& plan, const QuantConfig& c, Stats& stats,
+    const std::string& model_sha256, ProgressReporter& progress, RepairReport& report) {
   if (!o.images) return {};
   const RepairOptions& r = o.repair;
   WeightRepairOptions opt;
@@ -91,6 +89,7 @@ std::map<std::string, TensorEncoding> repair_weights_step(const QuantizeOptions&
   const auto rounds = conv_input_rounds(g, requests, r.memory_mib << 20);
   const size_t total = rounds.size() * im.sample.size();
   size_t done = 0;
+  progress.step("weight repair", 0, total);
   WeightRepairSummary s;
   std::map<std::string, TensorEncoding> fixed;
   ConvInputPass pass = collect_conv_inputs(

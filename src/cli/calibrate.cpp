@@ -1,14 +1,16 @@
 // edgeq calibrate: flags onto edgeq::CalibrateOptions (include/edgeq/calibrate.h), one call to
 // edgeq::calibrate, the statistics saved and the run summarized.
+#include "edgeq/calibrate.h"
+
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/ledger_options.h"
+#include "cli/model_input.h"
 #include "cli/progress_printer.h"
 #include "core/file_io.h"
 #include "core/process_stats.h"
 #include "core/progress.h"
-#include "edgeq/calibrate.h"
 #include "quant/calibration_images.h"
 
 namespace edgeq::cli {
@@ -31,7 +33,7 @@ void run_calibrate(CalibrateArgs& a) {
   ProgressPrinter printer;
   o.progress = printer.callback();
   const Model model = Model::load(a.model);  // a model without an image input fails first
-  const Calibration run = calibrate(model, ImageSource::from_path(a.images), o);
+  const Calibration run = calibrate(model, image_source("--images", a.images), o);
   run.stats.save(a.out);
   const double ms_per_image = 1e3 * run.seconds / run.used;
   std::printf(

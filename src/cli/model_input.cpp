@@ -15,4 +15,12 @@ Tensor make_input(const Graph& g, const std::string& npy_path, const std::string
   return preprocess_image(bgr, yolo_input_height(g), yolo_input_width(g), nullptr);
 }
 
+ImageSource image_source(const std::string& flag, const std::string& spec) {
+  try {
+    return ImageSource::from_path(spec);
+  } catch (const Error& e) {
+    fail(flag, ": ", e.what());
+  }
+}
+
 }  // namespace edgeq::cli

@@ -21,7 +21,7 @@ bool ProgressPrinter::on_event(const ProgressEvent& e) {
         bar_ = std::make_unique<Progress>(e.task, e.total);
         task_ = e.task;
       }
-      bar_->step();
+      if (e.done > 0) bar_->step();
       if (e.done == e.total) bar_->finish();
       break;
     case ProgressEvent::Kind::kMessage:

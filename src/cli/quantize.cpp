@@ -1,15 +1,17 @@
 // edgeq quantize: flags onto edgeq::QuantizeOptions (include/edgeq/quantize.h), one call to
 // edgeq::quantize, the result printed and saved. The recipe and its defaults live in the library.
+#include "edgeq/quantize.h"
+
 #include "analysis/mixed_set.h"
 #include "cli/commands.h"
 #include "cli/ledger_options.h"
+#include "cli/model_input.h"
 #include "cli/progress_printer.h"
 #include "cli/quantize_auto.h"
 #include "cli/quantize_print.h"
 #include "cli/repair_options.h"
 #include "core/comma_list.h"
 #include "core/file_io.h"
-#include "edgeq/quantize.h"
 
 namespace edgeq::cli {
 namespace {
@@ -39,7 +41,8 @@ void run_quantize(QuantizeArgs& a) {
   o.exclude = comma_list(a.exclude);
   if (!a.mixed.empty())
     for (const std::string& n : load_mixed_set(a.mixed)) o.mixed.push_back(n);
-  if (!a.images.empty()) o.images = std::make_shared<ImageSource>(ImageSource::from_path(a.images));
+  if (!a.images.empty())
+    o.images = std::make_shared<ImageSource>(image_source("--images", a.images));
   o.repair = a.repair.resolve();
   o.search = a.search.options;
   ProgressPrinter printer;

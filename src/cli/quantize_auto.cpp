@@ -35,8 +35,8 @@ void write_auto_results(const AutoArgs& a, const AutoSearchReport& r) {
       "%.4g (box %.3g -> %.3g px, kpt %.3g -> %.3g px, score %.3g -> %.3g, flipped %.3g "
       "-> %.3g) on %zu validation images\n",
       r.percent, r.values16, r.values, r.chosen.size(), r.base_loss, r.loss, r.base.box_px,
-      r.result.box_px, r.base.kpt_px, r.result.kpt_px, r.base.score, r.result.score,
-      r.base.flipped, r.result.flipped, r.images);
+      r.result.box_px, r.base.kpt_px, r.result.kpt_px, r.base.score, r.result.score, r.base.flipped,
+      r.result.flipped, r.images);
   if (!a.set_out.empty()) {
     MixedSet m;
     m.a16 = r.chosen;

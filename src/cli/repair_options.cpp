@@ -34,7 +34,8 @@ void add_repair_options(CLI::App* cmd, RepairArgs& a) {
 }
 
 void print_repair(const RepairReport& r) {
-  if (!r.equalization.empty()) std::printf("cross-layer equalization: %s\n", r.equalization.c_str());
+  if (!r.equalization.empty())
+    std::printf("cross-layer equalization: %s\n", r.equalization.c_str());
   for (const RepairReport::Pair& p : r.equalized)
     std::printf("  equalized %s -> %s: channel range spread %.3g -> %.3g\n", p.first.c_str(),
                 p.second.c_str(), p.spread_before, p.spread_after);

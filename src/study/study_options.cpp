@@ -84,7 +84,7 @@ StudyScheme parse_study_scheme(const std::string& s) {
       return r;
     }
   }
-  fail("--schemes: '", s, "' is not a scheme (w8a16, w8a8, or w8a8-autoP with P in (0, 100])");
+  fail("schemes: '", s, "' is not a scheme (w8a16, w8a8, or w8a8-autoP with P in (0, 100])");
 }
 
 StudyOptions study_options_from_json(const nlohmann::json& j, StudyOptions o) {
@@ -146,28 +146,28 @@ StudyOptions study_options_from_json(const nlohmann::json& j, StudyOptions o) {
 
 nlohmann::json study_options_to_json(const StudyOptions& o) {
   nlohmann::json j = {{"models", o.models},
-          {"images", o.images},
-          {"test", o.test},
-          {"labels", o.labels},
-          {"probe_labels", o.probe_labels},
-          {"val", o.val},
-          {"schemes", o.schemes},
-          {"arms", o.arms},
-          {"target", o.target},
-          {"placement", o.placement},
-          {"range", o.range},
-          {"out", o.out},
-          {"calib_n", o.calib_n},
-          {"seed", o.seed},
-          {"histogram_stride", o.histogram_stride},
-          {"test_n", o.test_n},
-          {"auto_n", o.auto_n},
-          {"bench_runs", o.bench_runs},
-          {"bench_warmup", o.bench_warmup},
-          {"threads", o.threads},
-          {"thumbnails", o.thumbnails},
-          {"probe_folds", o.probe_folds},
-          {"probe_l2", o.probe_l2}};
+                      {"images", o.images},
+                      {"test", o.test},
+                      {"labels", o.labels},
+                      {"probe_labels", o.probe_labels},
+                      {"val", o.val},
+                      {"schemes", o.schemes},
+                      {"arms", o.arms},
+                      {"target", o.target},
+                      {"placement", o.placement},
+                      {"range", o.range},
+                      {"out", o.out},
+                      {"calib_n", o.calib_n},
+                      {"seed", o.seed},
+                      {"histogram_stride", o.histogram_stride},
+                      {"test_n", o.test_n},
+                      {"auto_n", o.auto_n},
+                      {"bench_runs", o.bench_runs},
+                      {"bench_warmup", o.bench_warmup},
+                      {"threads", o.threads},
+                      {"thumbnails", o.thumbnails},
+                      {"probe_folds", o.probe_folds},
+                      {"probe_l2", o.probe_l2}};
   if (o.weight_repair) j["weight_repair"] = true;  // absent: as before the option existed
   return j;
 }
@@ -182,43 +182,42 @@ std::string study_placement(const StudyOptions& o) {
 void check_study_options(const StudyOptions& o) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  EDGEQ_CHECK(!o.models.empty(), "study: no model given (--models M1.onnx,M2.onnx)");
+  EDGEQ_CHECK(!o.models.empty(), "study: no model given (models: M1.onnx, M2.onnx)");
   std::set<std::string> stems;
   for (const std::string& m : o.models) {
-    EDGEQ_CHECK(fs::is_regular_file(m, ec), "--models: no such file: ", m);
-    EDGEQ_CHECK(stems.insert(fs::path(m).stem().string()).second,
-                "--models: two models are named '", fs::path(m).stem().string(),
-                "' (the study names models by file name)");
+    EDGEQ_CHECK(fs::is_regular_file(m, ec), "models: no such file: ", m);
+    EDGEQ_CHECK(stems.insert(fs::path(m).stem().string()).second, "models: two models are named '",
+                fs::path(m).stem().string(), "' (the study names models by file name)");
   }
-  EDGEQ_CHECK(!o.images.empty() && fs::exists(o.images, ec), "--images: no such file or folder: '",
+  EDGEQ_CHECK(!o.images.empty() && fs::exists(o.images, ec), "images: no such file or folder: '",
               o.images, "'");
-  EDGEQ_CHECK(!o.test.empty() && fs::exists(o.test, ec), "--test: no such file or folder: '",
-              o.test, "'");
+  EDGEQ_CHECK(!o.test.empty() && fs::exists(o.test, ec), "test: no such file or folder: '", o.test,
+              "'");
   EDGEQ_CHECK(o.labels.empty() || fs::is_directory(o.labels, ec),
-              "--labels: no such folder: ", o.labels);
+              "labels: no such folder: ", o.labels);
   EDGEQ_CHECK(o.probe_labels.empty() || fs::is_regular_file(o.probe_labels, ec),
-              "--probe-labels: no such file: ", o.probe_labels);
-  EDGEQ_CHECK(o.val.empty() || fs::exists(o.val, ec), "--val: no such file or folder: ", o.val);
-  EDGEQ_CHECK(!o.out.empty(), "study: --out is required");
-  EDGEQ_CHECK(!o.schemes.empty(), "--schemes: no scheme given");
+              "probe_labels: no such file: ", o.probe_labels);
+  EDGEQ_CHECK(o.val.empty() || fs::exists(o.val, ec), "val: no such file or folder: ", o.val);
+  EDGEQ_CHECK(!o.out.empty(), "study: out is required");
+  EDGEQ_CHECK(!o.schemes.empty(), "schemes: no scheme given");
   for (const std::string& s : o.schemes) parse_study_scheme(s);
-  EDGEQ_CHECK(!o.arms.empty(), "--arms: no arm given");
+  EDGEQ_CHECK(!o.arms.empty(), "arms: no arm given");
   std::set<Arm> arms;
   for (const std::string& a : o.arms)
     EDGEQ_CHECK(arms.insert(parse_arm(a)).second, "arms: '", a,
                 "' names an arm given before (each arm runs once)");
   const std::string p = study_placement(o);
-  EDGEQ_CHECK(p == "ort" || p == "qnn" || p == "cpu", "--placement: '", p,
+  EDGEQ_CHECK(p == "ort" || p == "qnn" || p == "cpu", "placement: '", p,
               "' is not one of auto, ort, qnn, cpu");
-  EDGEQ_CHECK(o.calib_n > 0, "--calib-n must be positive");
+  EDGEQ_CHECK(o.calib_n > 0, "calib_n must be positive");
   EDGEQ_CHECK(o.threads >= 0 && o.threads <= 4096, "threads must be in [0, 4096] (0: all cores)");
   EDGEQ_CHECK(o.histogram_stride >= 1 && o.histogram_stride <= 1024,
-              "--histogram-stride must be in [1, 1024]");
-  EDGEQ_CHECK(o.bench_runs > 0 && o.bench_warmup >= 0, "--bench-runs must be positive");
-  EDGEQ_CHECK(o.auto_n > 0, "--auto-n must be positive");
-  EDGEQ_CHECK(o.test_n >= 0 && o.thumbnails >= 0, "--test-n / --thumbnails must be >= 0");
-  EDGEQ_CHECK(o.probe_folds >= 2, "--probe-folds must be at least 2");
-  EDGEQ_CHECK(o.probe_l2 > 0 && std::isfinite(o.probe_l2), "--probe-l2 must be positive");
+              "histogram_stride must be in [1, 1024]");
+  EDGEQ_CHECK(o.bench_runs > 0 && o.bench_warmup >= 0, "bench_runs must be positive");
+  EDGEQ_CHECK(o.auto_n > 0, "auto_n must be positive");
+  EDGEQ_CHECK(o.test_n >= 0 && o.thumbnails >= 0, "test_n / thumbnails must be >= 0");
+  EDGEQ_CHECK(o.probe_folds >= 2, "probe_folds must be at least 2");
+  EDGEQ_CHECK(o.probe_l2 > 0 && std::isfinite(o.probe_l2), "probe_l2 must be positive");
 }
 
 }  // namespace edgeq

@@ -3,11 +3,11 @@
 #include "analysis/decode_tail.h"
 #include "analysis/doctor.h"
 #include "analysis/op_support.h"
+#include "api/api_impl.h"
 #include "core/error.h"
+#include "edgeq/quantize.h"
 #include "eval/compare.h"
 #include "ir/onnx_io.h"
-#include "api/api_impl.h"
-#include "edgeq/quantize.h"
 #include "runtime/latency.h"
 
 namespace edgeq {
@@ -87,17 +87,19 @@ nlohmann::json quantize_step(const std::string& arm_path, const Stats& arm_stats
   nlohmann::json j;
   const AutoSearchReport& r = m.search();
   if (r.ran)
-    j["auto"] = {{"budget_percent", r.percent},     {"images", r.images},
-                 {"chosen", r.chosen.size()},       {"values_16bit", r.values16},
-                 {"values", r.values},              {"base", error_json(r.base)},
-                 {"result", error_json(r.result)}};
+    j["auto"] = {
+        {"budget_percent", r.percent},   {"images", r.images}, {"chosen", r.chosen.size()},
+        {"values_16bit", r.values16},    {"values", r.values}, {"base", error_json(r.base)},
+        {"result", error_json(r.result)}};
   const QuantizeSummary& s = m.summary();
-  j["activations"] = {
-      {"bits8", s.activations_8bit}, {"bits16", s.activations_16bit}, {"float", s.activations_float}};
+  j["activations"] = {{"bits8", s.activations_8bit},
+                      {"bits16", s.activations_16bit},
+                      {"float", s.activations_float}};
   j["decode_tail"] = s.decode_tail_values;
   j["weights_bytes"] = initializer_bytes(load_onnx(out_path));
   j["placement"] = s.placement;
-  if (o.weight_repair) j["weight_repair"] = {{"gptq", m.repair().gptq}, {"images", m.repair().images}};
+  if (o.weight_repair)
+    j["weight_repair"] = {{"gptq", m.repair().gptq}, {"images", m.repair().images}};
   return j;
 }
 

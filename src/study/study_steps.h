@@ -22,7 +22,8 @@ size_t initializer_bytes(const Graph& g);
 // Quantizes the arm file as `edgeq quantize --scheme BASE --range R --placement P` does, through
 // the same library call (edgeq::quantize): W8A8 keeps a decode tail at 16 bit; w8a8-autoP searches
 // on the validation images; with o.weight_repair, weight repair on the calibration images (GPTQ
-// under W8A16). Writes `out_path`; returns the encoding counts, weight bytes and the search's summary.
+// under W8A16). Writes `out_path`; returns the encoding counts, weight bytes and the search's
+// summary.
 nlohmann::json quantize_step(const std::string& arm_path, const Stats& arm_stats,
                              const StudyScheme& scheme, const StudyOptions& o,
                              const std::string& out_path, std::ostream& log);

@@ -1,0 +1,223 @@
+// The public C++ API (include/edgeq/): the same bytes as the command line for the same options,
+// in-memory frames equal to the files they were decoded from, cancellation, errors that name the
+// option, and no library message that names a command-line flag.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <opencv2/imgcodecs.hpp>
+#include <regex>
+
+#include "cli_util.h"
+#include "core/file_io.h"
+#include "edgeq/edgeq.h"
+#include "test_util.h"
+
+namespace edgeq {
+namespace {
+namespace fs = std::filesystem;
+using test::shell_quote;
+
+// The real model calibrated once on 3 of the 4 train photos, by the API and by the program.
+struct ApiFixture {
+  std::string dir, model, train, val, cli_stats;
+  test::CliResult cli;
+};
+
+const ApiFixture& fixture() {
+  static const ApiFixture f = [] {
+    ApiFixture f;
+    f.dir = test::temp_dir("api");
+    f.model = test::real_model_path();
+    f.train = test::coco8_pose_dir() + "/images/train";
+    f.val = test::coco8_pose_dir() + "/images/val";
+    f.cli_stats = f.dir + "/cli.cbor";
+    f.cli =
+        test::run_cli("calibrate --model " + shell_quote(f.model) + " --images " +
+                      shell_quote(f.train) + " --n 3 --seed 5 --out " + shell_quote(f.cli_stats));
+    return f;
+  }();
+  return f;
+}
+
+CalibrateOptions three_images() {
+  CalibrateOptions o;
+  o.n = 3;
+  o.seed = 5;
+  return o;
+}
+
+TEST(Api, CalibrationFromFilesAndFromFramesEqualsTheProgram) {
+  const ApiFixture& f = fixture();
+  ASSERT_EQ(f.cli.exit_code, 0) << f.cli.err;
+  const Model m = Model::load(f.model);
+  const ImageSource files = ImageSource::from_path(f.train);
+  const Calibration api = calibrate(m, files, three_images());
+  EXPECT_EQ(api.used, 3u);
+  EXPECT_EQ(api.available, 4u);
+  api.stats.save(f.dir + "/api.cbor");
+  EXPECT_EQ(read_file(f.dir + "/api.cbor"), read_file(f.cli_stats));
+
+  // The same photos decoded by the caller, in the source's order: the same sample, the same bytes.
+  std::vector<ImageFrame> frames;
+  for (size_t i = 0; i < files.size(); ++i) {
+    const cv::Mat bgr = cv::imread(files.name(i), cv::IMREAD_COLOR);
+    ASSERT_FALSE(bgr.empty()) << files.name(i);
+    ImageFrame fr;
+    fr.width = bgr.cols, fr.height = bgr.rows;
+    fr.bgr.assign(bgr.data, bgr.data + bgr.total() * 3);
+    frames.push_back(std::move(fr));
+  }
+  const Calibration mem = calibrate(m, ImageSource::from_frames(frames), three_images());
+  mem.stats.save(f.dir + "/frames.cbor");
+  EXPECT_EQ(read_file(f.dir + "/frames.cbor"), read_file(f.cli_stats));
+}
+
+TEST(Api, QuantizeWritesTheBytesTheProgramWrites) {
+  const ApiFixture& f = fixture();
+  ASSERT_EQ(f.cli.exit_code, 0) << f.cli.err;
+  const Model m = Model::load(f.model);
+  const CalibrationStats stats = CalibrationStats::load(f.cli_stats);
+  struct Case {
+    std::string flags;
+    std::function<void(QuantizeOptions&)> set;
+  };
+  const std::vector<Case> cases = {
+      {"--scheme w8a8 --range mse --saturation-safe",
+       [](QuantizeOptions& o) { o.scheme = "w8a8", o.range = "mse", o.saturation_safe = true; }},
+      // Weight repair (GPTQ, the w8a16 default with images) on 2 sampled validation photos.
+      {"--scheme w8a16 --placement qnn --images " + shell_quote(f.val) + " --n 2",
+       [&f](QuantizeOptions& o) {
+         o.scheme = "w8a16", o.placement = "qnn", o.repair.n = 2;
+         o.images = std::make_shared<ImageSource>(ImageSource::from_path(f.val));
+       }},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const std::string out = f.dir + "/cli" + std::to_string(i) + ".onnx";
+    const test::CliResult r =
+        test::run_cli("quantize --model " + shell_quote(f.model) + " --stats " +
+                      shell_quote(f.cli_stats) + " " + cases[i].flags + " --out " +
+                      shell_quote(out) + " --encodings " + shell_quote(out + ".json"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    QuantizeOptions o;
+    cases[i].set(o);
+    const QuantizedModel q = quantize(m, stats, o);
+    EXPECT_EQ(q.bytes(), read_file(out)) << cases[i].flags;
+    EXPECT_EQ(q.encodings_json(), read_file(out + ".json")) << cases[i].flags;
+    EXPECT_GT(q.summary().activations_8bit, 0u);
+  }
+}
+
+TEST(Api, ProgressCanCancelCalibrationAndWeightRepair) {
+  const ApiFixture& f = fixture();
+  ASSERT_EQ(f.cli.exit_code, 0) << f.cli.err;
+  const Model m = Model::load(f.model);
+  CalibrateOptions c = three_images();
+  c.workers = 1;
+  size_t steps = 0;
+  c.progress = [&steps](const ProgressEvent& e) {
+    if (e.kind == ProgressEvent::Kind::kStep && e.done > 0) ++steps;
+    return steps < 1;  // stop after the first image
+  };
+  EXPECT_THROW(calibrate(m, ImageSource::from_path(f.train), c), Cancelled);
+  EXPECT_EQ(steps, 1u);
+
+  QuantizeOptions q;
+  q.scheme = "w8a16";
+  q.images = std::make_shared<ImageSource>(ImageSource::from_path(f.val));
+  q.repair.n = 2;
+  std::vector<std::string> tasks;
+  q.progress = [&tasks](const ProgressEvent& e) {
+    tasks.push_back(e.task);
+    return e.done == 0;  // stop at the first image done
+  };
+  EXPECT_THROW(quantize(m, CalibrationStats::load(f.cli_stats), q), Cancelled);
+  ASSERT_FALSE(tasks.empty());
+  EXPECT_EQ(tasks.back(), "weight repair");
+}
+
+TEST(Api, ErrorsNameTheOptionNotAFlag) {
+  const ApiFixture& f = fixture();
+  ASSERT_EQ(f.cli.exit_code, 0) << f.cli.err;
+  const Model m = Model::load(f.model);
+  const CalibrationStats stats = CalibrationStats::load(f.cli_stats);
+  const auto quantize_error = [&](const std::function<void(QuantizeOptions&)>& set) {
+    QuantizeOptions o;
+    set(o);
+    return test::error_of([&] { quantize(m, stats, o); });
+  };
+  const auto calibrate_error = [&](const std::function<void(CalibrateOptions&)>& set) {
+    CalibrateOptions o;
+    set(o);
+    return test::error_of([&] { calibrate(m, ImageSource::from_path(f.train), o); });
+  };
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {quantize_error([](QuantizeOptions& o) { o.saturation_safe = o.reduce_range = true; }),
+       "saturation_safe and reduce_range"},
+      {quantize_error([](QuantizeOptions& o) { o.scheme = "w8a16", o.reduce_range = true; }),
+       "reduce_range: scheme w8a16"},
+      {quantize_error([](QuantizeOptions& o) { o.repair.cle = true; }), "cle needs images"},
+      {quantize_error([](QuantizeOptions& o) { o.search.percent = 10; }), "search needs images"},
+      {quantize_error([](QuantizeOptions& o) { o.search.percent = 101; }), "(0, 100]"},
+      {quantize_error([](QuantizeOptions& o) {
+         o.a16 = {"none", "decode"};
+       }),
+       "a16: 'none' cannot be combined"},
+      {quantize_error([](QuantizeOptions& o) { o.scheme = "w4a4"; }), "w4a4"},
+      {quantize_error([](QuantizeOptions& o) { o.percentile = 20; }), "percentile 20"},
+      {calibrate_error([](CalibrateOptions& o) { o.n = 0; }), "n must be positive"},
+      {calibrate_error([](CalibrateOptions& o) { o.shard_index = 2, o.shard_count = 2; }),
+       "shard 2/2"},
+      {calibrate_error([](CalibrateOptions& o) { o.histogram_stride = 0; }), "histogram_stride"},
+  };
+  for (const auto& [message, words] : cases) {
+    EXPECT_NE(message.find(words), std::string::npos) << message;
+    EXPECT_EQ(message.find("--"), std::string::npos) << message;
+  }
+  ImageFrame bad;
+  bad.width = 4, bad.height = 4;
+  bad.bgr.resize(10);
+  EXPECT_NE(test::error_of([&] { ImageSource::from_frames({bad}); }).find("needs 48 bytes"),
+            std::string::npos);
+  EXPECT_THROW(ImageSource::from_frames({}), Error);
+  EXPECT_THROW(Model::from_bytes("not a model"), Error);
+}
+
+TEST(Api, ModelDescribesItsInputsAndOutputs) {
+  const Model m = Model::load(test::real_model_path());
+  ASSERT_EQ(m.inputs().size(), 1u);
+  EXPECT_EQ(m.inputs()[0].name, "images");
+  EXPECT_EQ(m.inputs()[0].dtype, "float32");
+  EXPECT_EQ(m.inputs()[0].shape, (std::vector<int64_t>{1, 3, 640, 640}));
+  ASSERT_FALSE(m.outputs().empty());
+  EXPECT_EQ(m.outputs()[0].shape, (std::vector<int64_t>{1, 56, 8400}));
+  EXPECT_EQ(Model::from_bytes(m.bytes()).sha256(), m.sha256());
+  EXPECT_EQ(m.sha256().size(), 64u);
+  EXPECT_NE(m.summary().find("Conv"), std::string::npos);
+}
+
+// Library code (everything under src/ but the command line's src/cli/) names options, never a
+// flag: its messages reach Python and C++ users too. Scans every string literal, comments removed.
+TEST(LibraryMessages, NameNoCommandLineFlag) {
+  const std::regex literal(R"("(?:[^"\\\n]|\\.)*")"), flag(R"(--[a-z])");
+  std::vector<std::string> found;
+  for (const auto& e : fs::recursive_directory_iterator(std::string(EDGEQ_SOURCE_DIR) + "/src")) {
+    const std::string path = e.path().string();
+    const std::string ext = e.path().extension().string();
+    if (!e.is_regular_file() || (ext != ".cpp" && ext != ".h") ||
+        path.find("/src/cli/") != std::string::npos)
+      continue;
+    std::istringstream in(read_file(path));
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      const size_t comment = line.find("//");
+      const std::string code = line.substr(0, comment);
+      for (auto it = std::sregex_iterator(code.begin(), code.end(), literal);
+           it != std::sregex_iterator(); ++it)
+        if (std::regex_search(it->str(), flag)) found.push_back(path + ":" + std::to_string(n));
+    }
+  }
+  EXPECT_TRUE(found.empty()) << found.size() << " literal(s), e.g. " << found.front();
+}
+
+}  // namespace
+}  // namespace edgeq
