@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <regex>
 
@@ -103,7 +104,7 @@ TEST(Api, QuantizeWritesTheBytesTheProgramWrites) {
     const QuantizedModel q = quantize(m, stats, o);
     EXPECT_EQ(q.bytes(), read_file(out)) << cases[i].flags;
     EXPECT_EQ(q.encodings_json(), read_file(out + ".json")) << cases[i].flags;
-    EXPECT_GT(q.summary().activations_8bit, 0u);
+    EXPECT_GT(q.summary().activations_8bit + q.summary().activations_16bit, 100u);
   }
 }
 
@@ -193,6 +194,55 @@ TEST(Api, ModelDescribesItsInputsAndOutputs) {
   EXPECT_EQ(Model::from_bytes(m.bytes()).sha256(), m.sha256());
   EXPECT_EQ(m.sha256().size(), 64u);
   EXPECT_NE(m.summary().find("Conv"), std::string::npos);
+}
+
+// Session::predict gives what `edgeq run --json` prints for the same photos (the float values as
+// JSON prints them), from a path and from a decoded frame alike.
+TEST(Api, SessionPredictsWhatRunPrints) {
+  const ApiFixture& f = fixture();
+  const std::string json = f.dir + "/run.json";
+  const test::CliResult r = test::run_cli("run --model " + shell_quote(f.model) + " --image " +
+                                          shell_quote(f.val) + " --json " + shell_quote(json));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json frames = nlohmann::json::parse(read_file(json));
+  ASSERT_EQ(frames.size(), 4u);
+  Session session(Model::load(f.model));
+  size_t people = 0;
+  for (const nlohmann::json& fr : frames) {
+    const std::string path = fr["image"];
+    const std::vector<Session::Detection> dets = session.predict(path);
+    const cv::Mat bgr = cv::imread(path, cv::IMREAD_COLOR);
+    ImageFrame frame;
+    frame.width = bgr.cols, frame.height = bgr.rows;
+    frame.bgr.assign(bgr.data, bgr.data + bgr.total() * 3);
+    const std::vector<Session::Detection> from_frame = session.predict(frame);
+    ASSERT_EQ(dets.size(), fr["detections"].size()) << path;
+    ASSERT_EQ(from_frame.size(), dets.size()) << path;
+    for (size_t i = 0; i < dets.size(); ++i) {
+      const nlohmann::json& d = fr["detections"][i];
+      const Session::Detection& p = dets[i];
+      EXPECT_EQ(p.x1, d["box"][0].get<float>());
+      EXPECT_EQ(p.y2, d["box"][3].get<float>());
+      EXPECT_EQ(p.score, d["score"].get<float>());
+      EXPECT_EQ(p.cls, d["class"].get<int>());
+      ASSERT_EQ(p.keypoints.size(), 17u);
+      EXPECT_EQ(p.keypoints[16].y, d["keypoints"][16][1].get<float>());
+      EXPECT_EQ(from_frame[i].x2, p.x2);
+      EXPECT_EQ(from_frame[i].keypoints[0].conf, p.keypoints[0].conf);
+    }
+    people += dets.size();
+  }
+  EXPECT_GT(people, 5u);
+  // Tensors in and out, and the errors of a wrong input.
+  std::vector<TensorData> in = {
+      {"images", {1, 3, 640, 640}, std::vector<float>(3 * 640 * 640, 0.5f)}};
+  const std::vector<TensorData> out = session.run(in);
+  ASSERT_FALSE(out.empty());
+  EXPECT_EQ(out[0].shape, (std::vector<int64_t>{1, 56, 8400}));
+  in[0].values.resize(10);
+  EXPECT_NE(test::error_of([&] { session.run(in); }).find("holds 1228800 values, got 10"),
+            std::string::npos);
+  EXPECT_THROW(Session(Model::load(f.model), SessionOptions{"int4"}), Error);
 }
 
 // Library code (everything under src/ but the command line's src/cli/) names options, never a

@@ -14,3 +14,4 @@
 #include "edgeq/model.h"
 #include "edgeq/progress.h"
 #include "edgeq/quantize.h"
+#include "edgeq/session.h"

@@ -129,6 +129,10 @@ class QuantizedModel {
   std::shared_ptr<const Impl> impl_;
 };
 
+// Throws edgeq::Error naming the first option that is out of range or contradicts another
+// (quantize() calls it first; a front end may call it before reading any file).
+void validate(const QuantizeOptions& options);
+
 // Checks every option before any work (errors name the option), refuses statistics of another
 // model, then runs the recipe. Nothing is written: save what it returns.
 QuantizedModel quantize(const Model& model, const CalibrationStats& stats,

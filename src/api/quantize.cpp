@@ -21,42 +21,6 @@ bool a16_none(const QuantizeOptions& o) {
   return o.a16.size() == 1 && o.a16[0] == "none";
 }
 
-void check_options(const QuantizeOptions& o, const QuantConfig& c) {
-  const bool none = a16_none(o);
-  for (const std::string& n : o.a16)
-    EDGEQ_CHECK(n != "none" || none, "a16: 'none' cannot be combined with other names");
-  EDGEQ_CHECK(o.percentile >= 50 && o.percentile <= 100, "percentile ", o.percentile,
-              " is outside [50, 100]");
-  EDGEQ_CHECK(o.threads >= 0, "threads must be >= 0, got ", o.threads);
-  if (o.saturation_safe || o.reduce_range) {
-    EDGEQ_CHECK(!(o.saturation_safe && o.reduce_range),
-                "saturation_safe and reduce_range are two answers to one problem; choose one");
-    EDGEQ_CHECK(c.activation_bits == 8 && c.weight_bits == 8,
-                o.saturation_safe ? "saturation_safe" : "reduce_range", ": scheme ", o.scheme,
-                " has no u8 x s8 int16 pairs to protect (only w8a8's 8-bit activations run on "
-                "them)");
-  }
-  const RepairOptions& r = o.repair;
-  const bool repair_asked = r.cle || r.gptq == RepairOptions::Gptq::kOn || r.bias_correction;
-  EDGEQ_CHECK(!repair_asked || o.images,
-              r.cle                                ? "cle"
-              : r.gptq == RepairOptions::Gptq::kOn ? "gptq"
-                                                   : "bias_correction",
-              " needs images (the calibration images its statistics come from)");
-  EDGEQ_CHECK(r.n > 0 && r.memory_mib > 0, "repair: n and memory_mib must be positive");
-  if (o.search.percent != 0) {
-    EDGEQ_CHECK(o.search.percent > 0 && o.search.percent <= 100, "search percent ",
-                o.search.percent,
-                ": the budget is a percent of the activation values, in (0, 100]");
-    EDGEQ_CHECK(c.activation_bits == 8, "the search chooses a W8A8 model's 16-bit values: scheme ",
-                o.scheme, " has none to choose");
-    EDGEQ_CHECK(o.images != nullptr,
-                "the search needs images (validation images the stats did "
-                "not see)");
-    EDGEQ_CHECK(o.search.n > 0, "search n must be positive");
-  }
-}
-
 QuantConfig config_for(const QuantizeOptions& o) {
   QuantConfig c = config_for_scheme(o.scheme);
   std::ostringstream pct;
@@ -102,10 +66,47 @@ void check_decode_tail(const std::set<std::string>& tail, QuantizedModel::Impl& 
 
 }  // namespace
 
+void validate(const QuantizeOptions& o) {
+  const QuantConfig c = config_for_scheme(o.scheme);
+  const bool none = a16_none(o);
+  for (const std::string& n : o.a16)
+    EDGEQ_CHECK(n != "none" || none, "a16: 'none' cannot be combined with other names");
+  EDGEQ_CHECK(o.percentile >= 50 && o.percentile <= 100, "percentile ", o.percentile,
+              " is outside [50, 100]");
+  EDGEQ_CHECK(o.threads >= 0, "threads must be >= 0, got ", o.threads);
+  if (o.saturation_safe || o.reduce_range) {
+    EDGEQ_CHECK(!(o.saturation_safe && o.reduce_range),
+                "saturation_safe and reduce_range are two answers to one problem; choose one");
+    EDGEQ_CHECK(c.activation_bits == 8 && c.weight_bits == 8,
+                o.saturation_safe ? "saturation_safe" : "reduce_range", ": scheme ", o.scheme,
+                " has no u8 x s8 int16 pairs to protect (only w8a8's 8-bit activations run on "
+                "them)");
+  }
+  const RepairOptions& r = o.repair;
+  const bool repair_asked = r.cle || r.gptq == RepairOptions::Gptq::kOn || r.bias_correction;
+  EDGEQ_CHECK(!repair_asked || o.images,
+              r.cle                                ? "cle"
+              : r.gptq == RepairOptions::Gptq::kOn ? "gptq"
+                                                   : "bias_correction",
+              " needs images (the calibration images its statistics come from)");
+  EDGEQ_CHECK(r.n > 0 && r.memory_mib > 0, "repair: n and memory_mib must be positive");
+  if (o.search.percent != 0) {
+    EDGEQ_CHECK(o.search.percent > 0 && o.search.percent <= 100, "search percent ",
+                o.search.percent,
+                ": the budget is a percent of the activation values, in (0, 100]");
+    EDGEQ_CHECK(c.activation_bits == 8, "the search chooses a W8A8 model's 16-bit values: scheme ",
+                o.scheme, " has none to choose");
+    EDGEQ_CHECK(o.images != nullptr,
+                "the search needs images (validation images the stats did "
+                "not see)");
+    EDGEQ_CHECK(o.search.n > 0, "search n must be positive");
+  }
+}
+
 QuantizedModel quantize(const Model& model, const CalibrationStats& calibration,
                         const QuantizeOptions& o) {
+  validate(o);
   QuantConfig c = config_for(o);
-  check_options(o, c);
   Graph g = model.impl().graph;  // weight repair may equalize it
   Stats stats = calibration.impl().stats;
   check_stats_for_model(stats, model.sha256(), calibration.impl().source, model.name());

@@ -45,6 +45,7 @@ void run_quantize(QuantizeArgs& a) {
     o.images = std::make_shared<ImageSource>(image_source("--images", a.images));
   o.repair = a.repair.resolve();
   o.search = a.search.options;
+  validate(o);  // before any file is read
   ProgressPrinter printer;
   o.progress = printer.callback();
   const Model model = Model::load(a.model);

@@ -35,17 +35,6 @@ struct RunArgs {
   LedgerArgs ledger;
 };
 
-DetectorSpec detector_spec(const Graph& g) {
-  DetectorSpec spec;
-  spec.input = yolo_image_input(g).name;
-  spec.input_h = yolo_input_height(g);
-  spec.input_w = yolo_input_width(g);
-  spec.output = require_yolo_head_output(g);
-  spec.kpt_shape = g.metadata_value("kpt_shape");
-  spec.names = g.metadata_value("names");
-  return spec;
-}
-
 void run_run(const RunArgs& a) {
   check_distinct_folders({"--image", a.image}, {"--draw", a.draw});
   check_distinct_files({{"--model", a.model}, {"--image", a.image}},

@@ -1,8 +1,20 @@
 #include "deploy/detector.h"
 
 #include "core/error.h"
+#include "vision/yolo_model.h"
 
 namespace edgeq {
+
+DetectorSpec detector_spec(const Graph& g) {
+  DetectorSpec spec;
+  spec.input = yolo_image_input(g).name;
+  spec.input_h = yolo_input_height(g);
+  spec.input_w = yolo_input_width(g);
+  spec.output = require_yolo_head_output(g);
+  spec.kpt_shape = g.metadata_value("kpt_shape");
+  spec.names = g.metadata_value("names");
+  return spec;
+}
 
 Detector::Detector(Executor& executor, DetectorSpec spec, PostprocessOptions post)
     : executor_(executor), spec_(std::move(spec)), post_(post) {}

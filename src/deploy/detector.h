@@ -18,6 +18,10 @@ struct DetectorSpec {
   std::optional<std::string> kpt_shape, names;  // Ultralytics metadata, when present
 };
 
+// The model's image input, its size, its YOLO head output and Ultralytics metadata; throws naming
+// what is missing.
+DetectorSpec detector_spec(const Graph& g);
+
 class Detector {
  public:
   Detector(Executor& executor, DetectorSpec spec, PostprocessOptions post);
