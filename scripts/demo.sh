@@ -19,7 +19,7 @@ case "${1:-}" in
   "") ;;
   *) echo "usage: scripts/demo.sh [--full]" >&2; exit 2 ;;
 esac
-EDGEQ_BUILD_TARGETS=edgeq ./scripts/setup.sh
+EDGEQ_BUILD_TARGETS="edgeq edgeq_python" ./scripts/setup.sh
 . scripts/lib.sh
 EQ=build/edgeq
 OUT=out/demo

@@ -34,6 +34,6 @@ build_sanitized() {
   command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
   echo "== building with clang, -fsanitize=address,undefined and libFuzzer harnesses (build-asan)"
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
-    -DEDGEQ_SANITIZE=address,undefined -DEDGEQ_FUZZ=ON "${launcher[@]}" >/dev/null
+    -DEDGEQ_SANITIZE=address,undefined -DEDGEQ_FUZZ=ON -DEDGEQ_PYTHON=OFF "${launcher[@]}" >/dev/null
   cmake --build build-asan -j"$(nproc)" "$@"
 }

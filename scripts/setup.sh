@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 
 PKGS=(build-essential cmake pkg-config libonnx-dev libprotobuf-dev protobuf-compiler libdnnl-dev
       libopencv-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev libgtest-dev libgmock-dev
-      libbenchmark-dev libeigen3-dev chromium libonnx-testdata)
+      libbenchmark-dev libeigen3-dev chromium libonnx-testdata
+      pybind11-dev python3-dev python3-numpy python3-pytest)
 # Node.js may come from elsewhere (nodesource, nvm): take Debian's only when there is none.
 command -v node >/dev/null && command -v npm >/dev/null || PKGS+=(nodejs npm)
 missing=()
@@ -32,3 +33,12 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DEDGEQ_WERROR="${EDGEQ_WERROR:-O
 targets=()
 for t in ${EDGEQ_BUILD_TARGETS:-}; do targets+=(--target "$t"); done
 cmake --build build -j"$(nproc)" "${targets[@]}"
+
+# The Python module (python/), when it was built: installed for Debian's interpreter, so that
+# `/usr/bin/python3 -c "import edgeq"` works from anywhere (PYTHONPATH=build/python uses the
+# build tree instead).
+if ls build/python/edgeq/_edgeq*.so >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO cmake --install build --component python >/dev/null
+  echo "== installed the Python package: $(/usr/bin/python3 -c 'import edgeq; print(edgeq.__file__)')"
+fi

@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 # Warnings are errors here (and so in CI).
 EDGEQ_WERROR=ON ./scripts/setup.sh
 (cd build && ctest --output-on-failure -j2 --timeout 900)
+# The Python package's tests (tests/python, pytest from Debian) on the build tree.
+(cd tests/python && /usr/bin/python3 -m pytest -q -p no:cacheprovider)
 # The tests whose arithmetic depends on the CPU level again, with oneDNN and edgeq's loops capped
 # to lower levels (DESIGN.md lesson 10): thread determinism and the int8 convolution at SSE4.1,
 # and at AVX2 too where this CPU has AVX-512 (on an AVX2 CPU the run above is that level).

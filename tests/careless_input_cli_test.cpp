@@ -160,5 +160,34 @@ TEST(CarelessInputCli, NumbersOutOfRangeAreRefused) {
   EXPECT_FALSE(fs::exists(d + "/study"));
 }
 
+// A command that fails before it has results leaves nothing behind: no new ledger file (it used
+// to be created, empty, by every failed command given --ledger) and no --json / --draw folder.
+TEST(CarelessInputCli, FailedCommandsCreateNoLedgerAndNoFolders) {
+  const std::string d = test::temp_dir("careless_nothing");
+  const std::string m = test::real_model_path(), photos = test::coco8_pose_dir() + "/images/val";
+  const std::string ledger = d + "/new.sqlite";
+  // quantize: statistics that do not exist.
+  auto r = run_cli("quantize --model " + shell_quote(m) + " --stats " +
+                   shell_quote(d + "/no.cbor") + " --scheme w8a8 --out " +
+                   shell_quote(d + "/q.onnx") + " --ledger " + shell_quote(ledger));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_FALSE(fs::exists(ledger)) << r.err;
+  // run: a model that is not ONNX, with output folders that do not exist yet.
+  write_file_atomic(d + "/bad.onnx", "not a model");
+  r = run_cli("run --model " + shell_quote(d + "/bad.onnx") + " --image " + shell_quote(photos) +
+              " --json " + shell_quote(d + "/out/dets.json") + " --draw " +
+              shell_quote(d + "/drawn") + " --ledger " + shell_quote(ledger));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_FALSE(fs::exists(d + "/out")) << r.err;
+  EXPECT_FALSE(fs::exists(d + "/drawn")) << r.err;
+  EXPECT_FALSE(fs::exists(ledger)) << r.err;
+  // The same ledger is created by the first command that succeeds.
+  r = run_cli("calibrate --model " + shell_quote(m) + " --images " + shell_quote(photos) +
+              " --n 1 --out " + shell_quote(d + "/s.cbor") + " --ledger " + shell_quote(ledger));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(ledger));
+  EXPECT_NE(r.err.find("ledger: recorded run 1"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace edgeq

@@ -22,6 +22,8 @@ class ImageSource {
   // A folder, one image, or a text list (relative paths are read from the list's folder; '#'
   // starts a comment). Throws naming the path when it does not exist or holds no image.
   static ImageSource from_path(const std::string& spec);
+  // Several of the above, in order; throws for an empty list.
+  static ImageSource from_files(const std::vector<std::string>& specs);
   // Frames in memory (copied once); throws for an empty list or a frame whose size is wrong.
   static ImageSource from_frames(std::vector<ImageFrame> frames);
 

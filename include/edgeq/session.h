@@ -56,6 +56,8 @@ class Session {
   std::vector<TensorData> run(const std::vector<TensorData>& inputs);
   // What the planner chose to tell (e.g. int8 convolutions run on split weights).
   std::vector<std::string> notices();
+  // Keypoints per detection: 17 for YOLO11-pose, 0 for a detect model.
+  int keypoints() const;
 
  private:
   struct Impl;

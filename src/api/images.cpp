@@ -15,6 +15,15 @@ ImageSource ImageSource::from_path(const std::string& spec) {
   return ImageSource(std::move(impl));
 }
 
+ImageSource ImageSource::from_files(const std::vector<std::string>& specs) {
+  EDGEQ_CHECK(!specs.empty(), "an image source of files needs at least one path");
+  auto impl = std::make_shared<Impl>();
+  impl->spec = specs.size() == 1 ? specs[0] : "<" + std::to_string(specs.size()) + " paths>";
+  for (const std::string& spec : specs)
+    for (CalibrationImage& e : list_calibration_images(spec)) impl->entries.push_back(std::move(e));
+  return ImageSource(std::move(impl));
+}
+
 ImageSource ImageSource::from_frames(std::vector<ImageFrame> frames) {
   EDGEQ_CHECK(!frames.empty(), "an image source of frames needs at least one frame");
   auto impl = std::make_shared<Impl>();

@@ -11,6 +11,7 @@
 #include "runtime/executor.h"
 #include "runtime/int8_pairs.h"
 #include "vision/image_io.h"
+#include "vision/yolo_layout.h"
 
 namespace edgeq {
 namespace {
@@ -82,6 +83,14 @@ std::vector<Session::Detection> Session::predict(const std::string& image_path) 
   f.width = bgr.cols, f.height = bgr.rows, f.name = image_path;
   f.bgr.assign(bgr.data, bgr.data + bgr.total() * 3);
   return predict(f);
+}
+
+int Session::keypoints() const {
+  const DetectorSpec spec = detector_spec(impl_->graph);
+  for (const ValueInfo& o : impl_->graph.outputs)
+    if (o.name == spec.output)
+      return resolve_yolo_layout(o.shape, spec.kpt_shape, spec.names).num_keypoints;
+  return 0;
 }
 
 std::vector<TensorData> Session::run(const std::vector<TensorData>& inputs) {

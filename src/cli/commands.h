@@ -5,6 +5,10 @@
 
 namespace edgeq::cli {
 
+// Parses argv (argv[0] the program name), runs one subcommand, returns the exit status: 0, 1 on
+// an error (printed), 130 when interrupted, CLI11's status for a usage error.
+int run_command_line(int argc, char** argv);
+
 void register_all(CLI::App& app);
 
 void register_infer(CLI::App& app);

@@ -9,13 +9,13 @@
 
 #include "analysis/qdq_view.h"
 #include "analysis/sensitivity.h"
+#include "api/api_impl.h"
 #include "cli/commands.h"
 #include "cli/model_input.h"
+#include "cli/progress_printer.h"
 #include "core/error.h"
 #include "core/file_io.h"
-#include "core/sha256.h"
 #include "ir/onnx_io.h"
-#include "quant/calibrator.h"
 #include "quant/quant_plan.h"
 #include "vision/image_io.h"
 #include "vision/letterbox.h"
@@ -54,13 +54,16 @@ void run_doctor_cli(const DoctorArgs& a) {
   if (!a.stats.empty()) {
     stats = load_stats(a.stats);
     have_stats = true;
-  } else if (!a.images.empty()) {
-    auto inputs = load_inputs(view, a.images, a.max_images);
-    std::cerr << "calibrating the model's float view on " << inputs.size() << " images\n";
-    Calibrator cal(view, sha256_hex(read_file(a.model)),
-                   "letterbox, RGB, /255, NCHW (doctor --images)");
-    for (const auto& in : inputs) cal.add(in);
-    stats = cal.take();
+  } else if (!a.images.empty()) {  // the one calibration path (edgeq::calibrate)
+    CalibrateOptions co;
+    co.n = static_cast<size_t>(a.max_images);
+    ProgressPrinter printer;
+    co.progress = printer.callback();
+    const Calibration cal =
+        calibrate(Model::from_bytes(serialize_onnx(view), a.model + " (float view)"),
+                  image_source("--images", a.images), co);
+    std::cerr << "calibrated the model's float view on " << cal.used << " images\n";
+    stats = cal.stats.impl().stats;
     have_stats = true;
   }
 

@@ -1,6 +1,7 @@
 #include "cli/ledger_options.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include "core/error.h"
@@ -70,12 +71,24 @@ LedgerRecorder::LedgerRecorder(const LedgerArgs& a) : args_(a) {
       std::none_of(a.tag.begin(), a.tag.end(),
                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }),
       "--tag holds a control character");
-  if (!a.file.empty()) ledger_ = std::make_unique<Ledger>(a.file, Ledger::Access::kWrite);
+  // An existing ledger is opened (and a file that is not one refused) before any work; a new one
+  // is created only when there is a run to record, so a command that fails creates no file.
+  if (a.file.empty()) return;
+  std::error_code ec;
+  if (std::filesystem::exists(a.file, ec))
+    ledger_ = std::make_unique<Ledger>(a.file, Ledger::Access::kWrite);
+  else
+    check_distinct_files({}, {{"--ledger", a.file}});  // a folder it can be created in
 }
 
 void LedgerRecorder::record(const std::string& kind, const nlohmann::json& report,
                             const std::string& model_file, const std::string& output_file) {
-  if (!ledger_) return;
+  if (args_.file.empty()) return;
+  if (!ledger_) {
+    const std::filesystem::path parent = std::filesystem::path(args_.file).parent_path();
+    if (!parent.empty()) ensure_dir(parent.string());
+    ledger_ = std::make_unique<Ledger>(args_.file, Ledger::Access::kWrite);
+  }
   LedgerEntry e;
   e.kind = kind;
   e.command_line = command_line();

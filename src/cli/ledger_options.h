@@ -24,7 +24,8 @@ const std::string& command_line();
 
 class LedgerRecorder {
  public:
-  // Opens --ledger when given (creating it); throws one line for a file that is not a ledger.
+  // Opens --ledger when it exists (throws one line for a file that is not a ledger); a new ledger
+  // is created by the first record(), so a command that fails leaves no file behind.
   explicit LedgerRecorder(const LedgerArgs& a);
   // Records the finished run of `kind` with the numbers of `report`; `model_file` and
   // `output_file` ("" for none) are identified by their SHA-256. No-op without --ledger.

@@ -1,14 +1,8 @@
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <cstdlib>
-#include <iostream>
 
 #include "cli/commands.h"
-#include "cli/ledger_options.h"
-#include "core/error.h"
-#include "core/io_guard.h"
-#include "core/simd.h"
 
 namespace {
 
@@ -28,28 +22,5 @@ void choose_omp_wait_policy(char** argv) {
 
 int main(int argc, char** argv) {
   choose_omp_wait_policy(argv);
-  edgeq::cli::set_command_line(argc, argv);
-  CLI::App app{
-      "edgeq: quantize YOLO11 models for edge NPUs and CPUs, and prove they are still right"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "edgeq 0.1.0");
-  edgeq::cli::register_all(app);
-  // The program never replaces a file it read (core/io_guard.h); library users opt in.
-  edgeq::guard_inputs(true);
-  try {
-    edgeq::simd_level();  // a bad EDGEQ_SIMD is refused before any work
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  } catch (const edgeq::Cancelled&) {
-    std::cerr << "edgeq: interrupted; nothing written\n";
-    return 130;
-  } catch (const edgeq::Error& e) {
-    std::cerr << "edgeq: error: " << e.what() << "\n";
-    return 1;
-  } catch (const std::exception& e) {
-    std::cerr << "edgeq: error: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+  return edgeq::cli::run_command_line(argc, argv);
 }

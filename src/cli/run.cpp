@@ -44,13 +44,13 @@ void run_run(const RunArgs& a) {
   EDGEQ_CHECK(a.queue >= 1 && a.queue <= 4096, "--queue must be in [1, 4096]");
   LedgerRecorder ledger(a.ledger);
   std::unique_ptr<FrameSource> frames = open_frames(a.image);  // fails fast on a bad --image
-  FrameOutputs outputs({a.image, a.json, a.draw, &std::cout});
-
   Graph g = load_onnx(a.model);
   DetectorSpec spec = detector_spec(g);
   Executor ex(std::move(g), a.run.executor());
   print_notices(ex);  // plans the executor
   Detector detector(ex, std::move(spec), a.post);
+  // Creates the --json / --draw folders: only once the model is known to run.
+  FrameOutputs outputs({a.image, a.json, a.draw, &std::cout});
 
   FrameStages stages;
   stages.read = [&](FrameWork& w) {

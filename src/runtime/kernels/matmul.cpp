@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <vector>
 
 #include "runtime/dnnl_context.h"
 #include "runtime/kernel.h"
@@ -124,16 +125,27 @@ class MatMulKernel : public Kernel {
                               dnnl::memory::format_tag::abc);
   }
 
-  dnnl::matmul piece_primitive(int64_t rows) const {
-    return dnnl::matmul(dnnl::matmul::primitive_desc(
-        dnnl::matmul::desc(piece_md(rows, k_), piece_md(k_, n_), piece_md(rows, n_)),
-        dnnl_engine()));
+  // The pieces run the same primitive on several threads at once: each brings its own
+  // scratchpad. (oneDNN's library-managed scratchpad belongs to the primitive unless oneDNN is
+  // built for concurrent execution; its AVX-512 brgemm matmul keeps its sums there, so two
+  // threads sharing it raced: the attention MatMuls of yolo11n-pose changed from run to run.)
+  struct Piece {
+    dnnl::matmul prim;
+    dnnl::memory::desc scratchpad;
+  };
+  Piece piece_primitive(int64_t rows) const {
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::matmul::primitive_desc pd(
+        dnnl::matmul::desc(piece_md(rows, k_), piece_md(k_, n_), piece_md(rows, n_)), attr,
+        dnnl_engine());
+    return {dnnl::matmul(pd), pd.scratchpad_desc()};
   }
 
   void run_dnnl(const Tensor& a, const Tensor& b, Tensor& y) {
     using dnnl::memory;
     const int64_t full = std::min(m_, kRowsPerCall), tail = m_ % full;
-    if (!full_) {
+    if (!full_.prim) {
       full_ = piece_primitive(full);
       if (tail) tail_ = piece_primitive(tail);
     }
@@ -145,13 +157,18 @@ class MatMulKernel : public Kernel {
     for (int64_t piece = 0; piece < pieces; ++piece) {
       const int64_t bi = piece / per_batch, r0 = (piece % per_batch) * full;
       const int64_t rows = std::min(full, m_ - r0);
-      const dnnl::matmul& prim = rows == full ? full_ : tail_;
+      const Piece& prim = rows == full ? full_ : tail_;
+      thread_local std::vector<uint8_t> scratch;
+      if (scratch.size() < prim.scratchpad.get_size()) scratch.resize(prim.scratchpad.get_size());
+      memory sm(prim.scratchpad, dnnl_engine(), scratch.data());
       memory am(piece_md(rows, k_), dnnl_engine(), const_cast<float*>(ap + (bi * m_ + r0) * k_));
       memory bm(piece_md(k_, n_), dnnl_engine(),
                 const_cast<float*>(bp + (b_shared_ ? 0 : bi * k_ * n_)));
       memory ym(piece_md(rows, n_), dnnl_engine(), yp + (bi * m_ + r0) * n_);
-      prim.execute(dnnl_thread_stream(),
-                   {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, ym}});
+      prim.prim.execute(dnnl_thread_stream(), {{DNNL_ARG_SRC, am},
+                                               {DNNL_ARG_WEIGHTS, bm},
+                                               {DNNL_ARG_DST, ym},
+                                               {DNNL_ARG_SCRATCHPAD, sm}});
       dnnl_thread_stream().wait();
     }
   }
@@ -159,7 +176,7 @@ class MatMulKernel : public Kernel {
   int64_t m_ = 0, k_ = 0, n_ = 0, batches_ = 1;
   bool use_dnnl_ = false, b_shared_ = false;
   std::vector<int64_t> a_off_, b_off_;
-  dnnl::matmul full_, tail_;  // pieces of min(M, kRowsPerCall) rows, and the rest
+  Piece full_, tail_;  // pieces of min(M, kRowsPerCall) rows, and the rest
 };
 
 class GemmKernel : public Kernel {

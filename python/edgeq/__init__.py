@@ -1,0 +1,98 @@
+"""edgeq: quantize YOLO11 models (detect and pose, ONNX) for edge NPUs and CPUs, and check them.
+
+The same library as the ``edgeq`` program (its C++ API in ``include/edgeq/``), for Python::
+
+    import edgeq
+    m = edgeq.Model("yolo11n-pose.onnx")
+    stats = edgeq.calibrate(m, "calib/", n=128)
+    q = edgeq.quantize(m, stats, scheme="w8a16", images="calib/")
+    q.save("q.onnx", encodings="q.encodings.json")
+    for r in edgeq.Session(q).predict(["a.jpg", frame]):   # frame: HxWx3 uint8, BGR
+        r.boxes.xyxy, r.boxes.conf, r.keypoints.xy, r.keypoints.conf
+
+Every failure raises :class:`edgeq.Error` with the library's one-line message. Long calls
+release the GIL, report progress (tqdm when installed, else a line on stderr; ``progress=False``
+is quiet, a callable gets every event) and stop on Ctrl-C with KeyboardInterrupt.
+"""
+from ._edgeq import Cancelled, Error, Model, QuantizedModel, Stats, __version__
+from ._progress import progress_callback as _progress_callback
+from ._results import Boxes, Keypoints, Results
+from ._session import Session
+from . import _edgeq
+
+__all__ = ["Boxes", "Cancelled", "Error", "Keypoints", "Model", "QuantizedModel", "Results",
+           "Session", "Stats", "__version__", "calibrate", "main", "quantize"]
+
+
+def _model(model):
+    if isinstance(model, QuantizedModel):
+        return model.model
+    return model if isinstance(model, Model) else Model(model)
+
+
+def calibrate(model, images, *, n=128, seed=0, shard=None, threads=0, workers=0,
+              histogram_stride=64, progress=True):
+    """Calibrates ``model`` on ``images`` and returns its :class:`Stats`.
+
+    model: a :class:`Model` or what ``Model()`` takes. images: a folder, list file, video or
+    image path, or a list of paths or HxWx3 uint8 BGR arrays. n: images sampled (seeded by
+    ``seed``; clamped to those available, none repeated). shard: ``(i, N)`` or ``"i/N"``, this
+    process's share (merge the shards with :meth:`Stats.merge`). threads: in all (0: every
+    core); workers: images calibrated at once (0: chosen from threads). The result's
+    ``report`` dict says how many images were used, skipped as unreadable, and the time.
+    The statistics do not depend on threads or workers.
+    """
+    index, count = _shard(shard)
+    return _edgeq._calibrate(_model(model), images, n, seed, index, count, threads, workers,
+                             histogram_stride, _progress_callback(progress))
+
+
+def quantize(model, stats, *, scheme="w8a8", range="minmax", percentile=99.99, a16=None,
+             mixed=None, exclude=None, overrides=None, placement="ort", qdq16="auto",
+             per_tensor_weights=False, symmetric_activations=False, saturation_safe=False,
+             reduce_range=False, images=None, gptq=None, cle=False, bias_correction=False,
+             repair_n=128, seed=0, repair_memory_mib=1024, auto=0, auto_n=16, threads=0,
+             progress=True):
+    """Quantizes ``model`` with calibration ``stats``; returns a :class:`QuantizedModel`.
+
+    The options are ``edgeq quantize``'s, with the same defaults: scheme "w8a8" | "w8a16";
+    range "minmax" | "percentile" | "entropy" | "mse"; a16: values kept at 16 bit in W8A8
+    ("decode" is the default decode tail, "none" for none); mixed: more 16-bit values;
+    exclude: node names left in float; overrides: a JSON file of per-tensor encodings;
+    placement "ort" | "qnn" | "cpu"; qdq16 "auto" | "contrib" | "opset21".
+    images: calibration-like images for weight repair (GPTQ: ``gptq=None`` follows the scheme,
+    on for W8A16; ``cle``; ``bias_correction``; ``repair_n`` images, ``seed``) and for the
+    ``auto`` search (a percent budget of 16-bit activations judged on ``auto_n`` images).
+    The bytes written by :meth:`QuantizedModel.save` equal ``edgeq quantize``'s.
+    """
+    options = dict(scheme=scheme, range=range, percentile=percentile, a16=a16, mixed=mixed,
+                   exclude=exclude, overrides=overrides, placement=placement, qdq16=qdq16,
+                   per_tensor_weights=per_tensor_weights,
+                   symmetric_activations=symmetric_activations, saturation_safe=saturation_safe,
+                   reduce_range=reduce_range, gptq=gptq, cle=cle, bias_correction=bias_correction,
+                   repair_n=repair_n, seed=seed, repair_memory_mib=repair_memory_mib, auto=auto,
+                   auto_n=auto_n, threads=threads)
+    if a16 is None:
+        del options["a16"]  # the scheme's default decode tail
+    if not isinstance(stats, Stats):
+        raise Error("quantize: stats must be edgeq.Stats (from calibrate() or Stats.load()), "
+                    "got " + type(stats).__name__)
+    return _edgeq._quantize(_model(model), stats, images, _progress_callback(progress), options)
+
+
+def main(argv=None):
+    """Runs the edgeq command line in this process (``python3 -m edgeq ...``); the exit status."""
+    import sys
+    return _edgeq._cli_main(["edgeq"] + list(sys.argv[1:] if argv is None else argv))
+
+
+def _shard(shard):
+    if shard is None:
+        return 0, 1
+    if isinstance(shard, str):
+        parts = shard.split("/")
+        if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+            raise Error(f"shard: expected 'i/N', got {shard!r}")
+        return int(parts[0]), int(parts[1])
+    index, count = shard
+    return int(index), int(count)

@@ -1,0 +1,66 @@
+// Shared pieces of the Python module: the GIL, progress events into Python, image inputs.
+#pragma once
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <optional>
+
+#include "core/interrupt.h"
+#include "edgeq/edgeq.h"
+
+namespace edgeq::python {
+namespace py = pybind11;
+
+void bind_model(py::module_& m);
+void bind_calibrate(py::module_& m);
+void bind_quantize(py::module_& m);
+void bind_session(py::module_& m);
+void bind_cli(py::module_& m);
+
+// A long call from Python: progress events go to a Python callable (or nowhere), and Ctrl-C
+// (SIGINT) cancels the call when it comes from the main thread. Construct with the GIL held,
+// then run the work through run(), which releases the GIL; an exception the callable raised, or
+// KeyboardInterrupt, is raised in place of edgeq::Cancelled.
+class LongCall {
+ public:
+  explicit LongCall(py::object progress);
+  ~LongCall();
+  ProgressCallback callback() const;
+
+  template <class F>
+  auto run(F&& work) -> decltype(work(std::declval<const ProgressCallback&>())) {
+    const ProgressCallback cb = callback();
+    try {
+      std::optional<InterruptScope> scope;
+      if (on_main_thread_) scope.emplace();
+      set_scope(scope ? &*scope : nullptr);
+      py::gil_scoped_release release;
+      return work(cb);
+    } catch (const Cancelled&) {
+      raise_pending();
+      throw;
+    }
+  }
+
+  struct State;
+
+ private:
+  void set_scope(const InterruptScope* scope);
+  void raise_pending();  // throws the callable's exception or KeyboardInterrupt, if any
+  std::shared_ptr<State> state_;
+  bool on_main_thread_ = false;
+};
+
+// A numpy array HxWx3 uint8 (BGR, C-contiguous) as a frame; throws edgeq::Error naming `what`.
+ImageFrame frame_from_array(const py::handle& array, const std::string& what);
+// A str / os.PathLike path (folder, list file, video or image), or a sequence of paths and
+// arrays, as an image source.
+ImageSource image_source(const py::handle& images);
+bool is_path(const py::handle& obj);
+// The images a path holds (a folder, recursively; a list file; one image), in order.
+std::vector<std::string> image_names(const py::object& path);
+std::string path_string(const py::handle& obj);
+
+}  // namespace edgeq::python

@@ -1,0 +1,38 @@
+// The command line as a function: parses argv, runs one subcommand, returns the exit status.
+// The program's main() and the Python module's `python3 -m edgeq` both call it.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/ledger_options.h"
+#include "core/error.h"
+#include "core/io_guard.h"
+#include "core/simd.h"
+
+namespace edgeq::cli {
+
+int run_command_line(int argc, char** argv) {
+  set_command_line(argc, argv);
+  CLI::App app{
+      "edgeq: quantize YOLO11 models for edge NPUs and CPUs, and prove they are still right"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "edgeq " EDGEQ_VERSION);
+  register_all(app);
+  // The program never replaces a file it read (core/io_guard.h); library users opt in.
+  guard_inputs(true);
+  try {
+    simd_level();  // a bad EDGEQ_SIMD is refused before any work
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const Cancelled&) {
+    std::cerr << "edgeq: interrupted; nothing written\n";
+    return 130;
+  } catch (const std::exception& e) {
+    std::cerr << "edgeq: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace edgeq::cli
