@@ -247,6 +247,36 @@ TEST(Api, SessionPredictsWhatRunPrints) {
 
 // Library code (everything under src/ but the command line's src/cli/) names options, never a
 // flag: its messages reach Python and C++ users too. Scans every string literal, comments removed.
+TEST(Api, CompareReportsWhatTheProgramWrites) {
+  const ApiFixture& f = fixture();
+  const std::string q = f.dir + "/compare_w8a8.onnx", json = f.dir + "/compare.json";
+  QuantizeOptions qo;
+  quantize(Model::load(f.model), CalibrationStats::load(f.cli_stats), qo).save(q);
+  const test::CliResult r = test::run_cli("compare --quiet --n 2 --ref " + shell_quote(f.model) +
+                                          " --test " + shell_quote(q) + " --images " +
+                                          shell_quote(f.val) + " --json " + shell_quote(json));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  CompareOptions co;
+  co.n = 2;
+  size_t steps = 0;
+  co.progress = [&](const ProgressEvent& e) {
+    steps += e.kind == ProgressEvent::Kind::kStep && e.done > 0;
+    return true;
+  };
+  const CompareReport rep = compare(Model::load(f.model), Model::load(q), f.val, co);
+  const nlohmann::json expected = nlohmann::json::parse(read_file(json));
+  EXPECT_EQ(nlohmann::json::parse(rep.json), expected);
+  EXPECT_EQ(steps, 2u);
+  EXPECT_EQ(rep.images, 2u);
+  EXPECT_TRUE(rep.detections && rep.pose && rep.labelled);
+  EXPECT_EQ(rep.matched, expected["detections"]["matched"].get<int64_t>());
+  EXPECT_LE(rep.matched, rep.ref_detections);
+  ASSERT_EQ(rep.outputs.size(), 1u);
+  EXPECT_EQ(rep.outputs[0].name, "output0");
+  co.conf = 1.5f;
+  EXPECT_THROW(compare(Model::load(f.model), Model::load(q), f.val, co), Error);
+}
+
 TEST(LibraryMessages, NameNoCommandLineFlag) {
   const std::regex literal(R"("(?:[^"\\\n]|\\.)*")"), flag(R"(--[a-z])");
   std::vector<std::string> found;

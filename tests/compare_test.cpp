@@ -18,8 +18,8 @@
 namespace edgeq {
 namespace {
 
-CompareOptions real_options(const std::string& test_model) {
-  CompareOptions o;
+CompareRunOptions real_options(const std::string& test_model) {
+  CompareRunOptions o;
   o.ref_model = test::real_model_path();
   o.test_model = test_model;
   o.images = test::coco8_pose_dir() + "/images";
@@ -29,7 +29,7 @@ CompareOptions real_options(const std::string& test_model) {
 TEST(CompareReal, ModelAgainstItselfIsExact) {
   EDGEQ_REQUIRE_REAL_DATA();
   ASSERT_FALSE(test::coco8_pose_dir().empty());
-  CompareReport r = run_compare(real_options(test::real_model_path()), nullptr);
+  CompareResult r = run_compare(real_options(test::real_model_path()), nullptr);
   EXPECT_EQ(r.images, 8);
   ASSERT_EQ(r.outputs.size(), 1u);
   EXPECT_EQ(r.outputs[0].error.rel_l2, 0.0);
@@ -74,7 +74,7 @@ TEST(CompareReal, PerturbedWeightsShowUpAtEveryLevel) {
   ASSERT_GT(touched, 10);
   const std::string path = test::temp_dir("cmp_perturbed") + "/perturbed.onnx";
   save_onnx(g, path);
-  CompareReport r = run_compare(real_options(path), nullptr);
+  CompareResult r = run_compare(real_options(path), nullptr);
   const TensorError& e = r.outputs[0].error;
   EXPECT_GT(e.rel_l2, 1e-4);
   EXPECT_LT(e.rel_l2, 0.5);

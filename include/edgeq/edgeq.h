@@ -9,6 +9,7 @@
 // Every failure is an edgeq::Error with a one-line message.
 #pragma once
 #include "edgeq/calibrate.h"
+#include "edgeq/compare.h"
 #include "edgeq/error.h"
 #include "edgeq/images.h"
 #include "edgeq/model.h"

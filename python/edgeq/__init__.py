@@ -14,14 +14,15 @@ Every failure raises :class:`edgeq.Error` with the library's one-line message. L
 release the GIL, report progress (tqdm when installed, else a line on stderr; ``progress=False``
 is quiet, a callable gets every event) and stop on Ctrl-C with KeyboardInterrupt.
 """
-from ._edgeq import Cancelled, Error, Model, QuantizedModel, Stats, __version__
+from ._edgeq import (Cancelled, CompareOutput, CompareReport, Error, Model, QuantizedModel,
+                     Stats, __version__)
 from ._progress import progress_callback as _progress_callback
 from ._results import Boxes, Keypoints, Results
 from ._session import Session
 from . import _edgeq
 
-__all__ = ["Boxes", "Cancelled", "Error", "Keypoints", "Model", "QuantizedModel", "Results",
-           "Session", "Stats", "__version__", "calibrate", "main", "quantize"]
+__all__ = ["Boxes", "Cancelled", "CompareOutput", "CompareReport", "Error", "Keypoints", "Model", "QuantizedModel", "Results",
+           "Session", "Stats", "__version__", "calibrate", "compare", "main", "quantize"]
 
 
 def _model(model):
@@ -78,6 +79,19 @@ def quantize(model, stats, *, scheme="w8a8", range="minmax", percentile=99.99, a
         raise Error("quantize: stats must be edgeq.Stats (from calibrate() or Stats.load()), "
                     "got " + type(stats).__name__)
     return _edgeq._quantize(_model(model), stats, images, _progress_callback(progress), options)
+
+
+def compare(reference, test, images, *, labels=None, n=0, conf=0.25, iou=0.7, map_conf=0.001,
+            exec="simulate", emulate="none", threads=0, progress=True):
+    """Compares ``test`` (e.g. a :class:`QuantizedModel`) with ``reference`` on ``images`` (a
+    folder, recursive, or one image): each output's tensors, detections matched one-to-one, and
+    with labels (a YOLO txt folder; by default labels/ beside images/ when present) box and pose
+    mAP for both. n: the first n images (0: all); conf / iou: the decoding compared; map_conf:
+    detections scored for mAP; exec / emulate: how the test model runs. Returns a
+    :class:`CompareReport` (attributes, and ``to_dict()``: what ``edgeq compare --json``
+    writes)."""
+    return _edgeq._compare(_model(reference), _model(test), images, labels, n, conf, iou,
+                           map_conf, exec, emulate, threads, _progress_callback(progress))
 
 
 def main(argv=None):

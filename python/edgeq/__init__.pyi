@@ -61,6 +61,34 @@ class QuantizedModel:
     @property
     def warnings(self) -> List[str]: ...
 
+class CompareOutput:
+    name: str
+    rel_l2: float
+    cosine: float
+    max_abs: float
+
+class CompareReport:
+    images: int
+    outputs: List[CompareOutput]
+    detections: bool
+    pose: bool
+    ref_detections: int
+    test_detections: int
+    matched: int
+    extra: int
+    missing: int
+    match_rate: float
+    box_px: float
+    kpt_px: float
+    score_abs: float
+    score_bias: float
+    labelled: bool
+    ref_box_map50_95: float
+    test_box_map50_95: float
+    ref_pose_map50_95: float
+    test_pose_map50_95: float
+    def to_dict(self) -> Dict[str, Any]: ...
+
 class Boxes:
     xyxy: npt.NDArray[np.float32]  # (N, 4)
     conf: npt.NDArray[np.float32]  # (N,)
@@ -108,5 +136,11 @@ def quantize(model: Union[Model, PathLike, bytes], stats: Stats, *, scheme: str 
              bias_correction: bool = ..., repair_n: int = ..., seed: int = ...,
              repair_memory_mib: int = ..., auto: float = ..., auto_n: int = ...,
              threads: int = ..., progress: Progress = ...) -> QuantizedModel: ...
+
+def compare(reference: Union[Model, QuantizedModel, PathLike, bytes],
+            test: Union[Model, QuantizedModel, PathLike, bytes], images: PathLike, *,
+            labels: Optional[PathLike] = ..., n: int = ..., conf: float = ..., iou: float = ...,
+            map_conf: float = ..., exec: str = ..., emulate: str = ..., threads: int = ...,
+            progress: Progress = ...) -> CompareReport: ...
 
 def main(argv: Optional[Sequence[str]] = ...) -> int: ...

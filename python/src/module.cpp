@@ -43,6 +43,7 @@ PYBIND11_MODULE(_edgeq, m) {
   bind_model(m);
   bind_calibrate(m);
   bind_quantize(m);
+  bind_compare(m);
   bind_session(m);
   bind_cli(m);
 }

@@ -14,7 +14,7 @@
 namespace edgeq::cli {
 
 void register_compare(CLI::App& app) {
-  auto a = std::make_shared<CompareOptions>();
+  auto a = std::make_shared<CompareRunOptions>();
   auto json = std::make_shared<std::string>();
   auto quiet = std::make_shared<bool>(false);
   auto ledger = std::make_shared<LedgerArgs>();
@@ -57,7 +57,7 @@ void register_compare(CLI::App& app) {
     a->exec = test.exec;
     a->emulate = test.emulate;
     LedgerRecorder recorder(*ledger);
-    CompareReport rep = run_compare(*a, *quiet ? nullptr : &std::cerr);
+    CompareResult rep = run_compare(*a, *quiet ? nullptr : &std::cerr);
     print_compare_report(rep, std::cout);
     const nlohmann::json report = compare_report_json(rep);
     if (!json->empty()) write_file_atomic(*json, report.dump(2) + "\n");

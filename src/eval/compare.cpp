@@ -86,11 +86,21 @@ void check_same_outputs(const Graph& ref, const Graph& test) {
               describe_outputs(ref), "; test has ", describe_outputs(test));
 }
 
-CompareReport run_compare(const CompareOptions& opt, std::ostream* progress) {
-  CompareReport rep;
+CompareResult run_compare(const CompareRunOptions& opt, std::ostream* progress) {
+  CompareHooks hooks;
+  if (progress) {
+    hooks.note = [progress](const std::string& line) { *progress << line << "\n"; };
+    hooks.image = [progress](size_t done, size_t total, const std::string& line) {
+      *progress << "[" << done << "/" << total << "] " << line << "\n" << std::flush;
+    };
+  }
+  return run_compare(load_onnx(opt.ref_model), load_onnx(opt.test_model), opt, hooks);
+}
+
+CompareResult run_compare(Graph ref_g, Graph test_g, const CompareRunOptions& opt,
+                          const CompareHooks& hooks) {
+  CompareResult rep;
   rep.options = opt;
-  Graph ref_g = load_onnx(opt.ref_model);
-  Graph test_g = load_onnx(opt.test_model);
   check_same_outputs(ref_g, test_g);
   const ValueInfo ref_in = single_image_input(ref_g, "reference");
   const ValueInfo test_in = single_image_input(test_g, "test");
@@ -127,7 +137,7 @@ CompareReport run_compare(const CompareOptions& opt, std::ostream* progress) {
   rep.has_labels = labels.enabled;
   rep.labels_from = labels.description;
   rep.labels_unmatched = labels.unmatched;
-  if (progress && !labels.unmatched.empty()) *progress << "warning: " << labels.unmatched << "\n";
+  if (hooks.note && !labels.unmatched.empty()) hooks.note("warning: " + labels.unmatched);
 
   for (const auto& o : ref_g.outputs) rep.outputs.push_back({o.name, o.shape, {}});
   std::vector<TensorErrorAccumulator> tensor_acc(rep.outputs.size());
@@ -151,8 +161,8 @@ CompareReport run_compare(const CompareOptions& opt, std::ostream* progress) {
   test_eo.exec = opt.exec;
   test_eo.emulate = opt.emulate;
   Executor test_ex(std::move(test_g), test_eo);
-  if (progress)
-    for (const std::string& line : test_ex.notices()) *progress << line << "\n";
+  if (hooks.note)
+    for (const std::string& line : test_ex.notices()) hooks.note(line);
   PostprocessOptions map_post = opt.post;
   map_post.conf = opt.map_conf;
 
@@ -187,10 +197,10 @@ CompareReport run_compare(const CompareOptions& opt, std::ostream* progress) {
         test_task->add(objs, postprocess(ty, lb, map_post, *layout), labels.files[i]);
       }
     }
-    if (progress)
-      *progress << "[" << (i + 1) << "/" << images.size() << "] " << path << ": ref " << nr
-                << ", test " << nt << ", matched " << nm << "\n"
-                << std::flush;
+    if (hooks.image)
+      hooks.image(i + 1, images.size(),
+                  path + ": ref " + std::to_string(nr) + ", test " + std::to_string(nt) +
+                      ", matched " + std::to_string(nm));
   }
   for (size_t k = 0; k < rep.outputs.size(); ++k) rep.outputs[k].error = tensor_acc[k].result();
   rep.detections = det_acc.result();

@@ -5,6 +5,7 @@
 //               extra, missing, box / keypoint px error, score shift (original-image pixels);
 //   task        with labels: box mAP50, mAP50-95 and pose OKS mAP for both models.
 #pragma once
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -17,7 +18,7 @@
 
 namespace edgeq {
 
-struct CompareOptions {
+struct CompareRunOptions {
   std::string ref_model, test_model;
   std::string images;       // folder (recursive) or one image file
   std::string labels;       // "" = Ultralytics layout when present
@@ -28,7 +29,7 @@ struct CompareOptions {
   int threads = 0;
   ExecMode exec = ExecMode::kSimulate;  // how the test model runs (the reference always floats)
   Int8Emulation emulate = Int8Emulation::kNone;  // exec int8: whose arithmetic it reproduces
-  // Keep each image's detections (CompareReport::per_image) for the first this many images.
+  // Keep each image's detections (CompareResult::per_image) for the first this many images.
   int keep_detections = 0;
   // Another engine as the test: each image's input, preprocessed, is written as
   // save_inputs/<k>.npy (k: the image's index from 0), and with test_outputs the test model's
@@ -50,8 +51,8 @@ struct OutputError {
   TensorError error;
 };
 
-struct CompareReport {
-  CompareOptions options;
+struct CompareResult {
+  CompareRunOptions options;
   int64_t images = 0;
   std::vector<OutputError> outputs;
   bool has_detections = false;  // the models have a YOLO head output
@@ -62,13 +63,24 @@ struct CompareReport {
   std::string labels_from;
   std::string labels_unmatched;  // LabelSource::unmatched
   TaskMetrics ref_metrics, test_metrics;
-  std::vector<ImageDetections> per_image;  // CompareOptions::keep_detections
+  std::vector<ImageDetections> per_image;  // CompareRunOptions::keep_detections
 };
 
 // Throws one line when the test model's outputs differ from the reference's (names or shapes).
 void check_same_outputs(const Graph& ref, const Graph& test);
 
-// Runs the comparison; writes one progress line per image to `progress` when not null.
-CompareReport run_compare(const CompareOptions& opt, std::ostream* progress);
+// Runs the comparison of opt.ref_model and opt.test_model; writes one progress line per image
+// to `progress` when not null.
+CompareResult run_compare(const CompareRunOptions& opt, std::ostream* progress);
+
+// What a comparison tells as it goes: notices and warnings, and one line per image (`done` of
+// `total`). Either may throw to stop it.
+struct CompareHooks {
+  std::function<void(const std::string& line)> note;
+  std::function<void(size_t done, size_t total, const std::string& line)> image;
+};
+// The same on models already loaded (opt.ref_model / test_model are not read).
+CompareResult run_compare(Graph ref, Graph test, const CompareRunOptions& opt,
+                          const CompareHooks& hooks);
 
 }  // namespace edgeq

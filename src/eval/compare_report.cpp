@@ -35,7 +35,7 @@ nlohmann::json task_json(const TaskMetrics& t) {
 
 }  // namespace
 
-void print_compare_report(const CompareReport& rep, std::ostream& os) {
+void print_compare_report(const CompareResult& rep, std::ostream& os) {
   os << "compare: " << rep.options.test_model << " against " << rep.options.ref_model << " on "
      << rep.images << " image(s)\n\n";
   os << "tensors (over all images)\n";
@@ -97,7 +97,7 @@ void print_compare_report(const CompareReport& rep, std::ostream& os) {
   }
 }
 
-nlohmann::json compare_report_json(const CompareReport& rep) {
+nlohmann::json compare_report_json(const CompareResult& rep) {
   nlohmann::json j;
   j["ref"] = rep.options.ref_model;
   j["test"] = rep.options.test_model;

@@ -7,7 +7,7 @@
 
 namespace edgeq {
 
-void print_compare_report(const CompareReport& rep, std::ostream& os);
-nlohmann::json compare_report_json(const CompareReport& rep);
+void print_compare_report(const CompareResult& rep, std::ostream& os);
+nlohmann::json compare_report_json(const CompareResult& rep);
 
 }  // namespace edgeq

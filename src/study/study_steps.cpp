@@ -106,7 +106,7 @@ nlohmann::json quantize_step(const std::string& arm_path, const Stats& arm_stats
 nlohmann::json compare_step(const std::string& fp32_path, const std::string& q_path,
                             const std::string& test, const std::string& labels, int test_n,
                             int keep_detections, int threads) {
-  CompareOptions co;
+  CompareRunOptions co;
   co.ref_model = fp32_path;
   co.test_model = q_path;
   co.images = test;
@@ -114,7 +114,7 @@ nlohmann::json compare_step(const std::string& fp32_path, const std::string& q_p
   co.max_images = test_n;
   co.threads = threads;
   co.keep_detections = keep_detections;
-  const CompareReport rep = run_compare(co, nullptr);
+  const CompareResult rep = run_compare(co, nullptr);
   nlohmann::json j;
   j["images"] = rep.images;
   j["outputs"] = nlohmann::json::array();

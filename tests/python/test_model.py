@@ -10,8 +10,8 @@ import pytest
 import edgeq
 from conftest import BUILD, ROOT
 
-PUBLIC = ["Boxes", "Cancelled", "Error", "Keypoints", "Model", "QuantizedModel", "Results",
-          "Session", "Stats", "calibrate", "main", "quantize"]
+PUBLIC = ["Boxes", "Cancelled", "CompareOutput", "CompareReport", "Error", "Keypoints", "Model", "QuantizedModel", "Results",
+          "Session", "Stats", "calibrate", "compare", "main", "quantize"]
 
 
 def test_version_is_the_programs(run_cli):

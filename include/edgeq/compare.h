@@ -1,0 +1,50 @@
+// Compare a test model (e.g. quantized) with its reference (FP32) on the same images, at three
+// levels: each graph output's tensors, detections after NMS matched one-to-one, and with labels
+// box / pose mAP for both. What `edgeq compare` runs and prints.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "edgeq/model.h"
+#include "edgeq/progress.h"
+
+namespace edgeq {
+
+struct CompareOptions {
+  std::string labels;             // YOLO txt labels folder; "" = labels/ beside images/ if there
+  size_t n = 0;                   // the first n images (sorted by path); 0: all
+  float conf = 0.25f;             // detections compared above this score
+  float iou = 0.7f;               // NMS IoU
+  float map_conf = 0.001f;        // detections scored for mAP (as Ultralytics val)
+  std::string exec = "simulate";  // how the test model runs: "simulate" | "int8"
+  std::string emulate = "none";   // with int8: "none" | "avx2"
+  int threads = 0;                // 0: all cores
+  ProgressCallback progress;      // kStep per image ("compare"), kMessage for notices
+};
+
+struct CompareReport {
+  size_t images = 0;
+  struct Output {
+    std::string name;
+    double rel_l2 = 0, cosine = 1, max_abs = 0;
+  };
+  std::vector<Output> outputs;  // every graph output
+  bool detections = false;      // the models have a YOLO head output (the fields below apply)
+  bool pose = false;
+  int64_t ref_detections = 0, test_detections = 0, matched = 0, extra = 0, missing = 0;
+  double match_rate = 1;          // matched / reference detections
+  double box_px = 0, kpt_px = 0;  // mean corner / keypoint distance of matched pairs, pixels
+  double score_abs = 0, score_bias = 0;
+  bool labelled = false;  // mAP below was computed
+  double ref_box_map50_95 = 0, test_box_map50_95 = 0, ref_pose_map50_95 = 0, test_pose_map50_95 = 0;
+  std::string json;  // the whole report, as `edgeq compare --json` writes it
+};
+
+// `images`: a folder (recursive) or one image. Throws edgeq::Error when the models' inputs or
+// outputs differ, an image cannot be read, or labels do not parse; edgeq::Cancelled when the
+// progress callback returns false.
+CompareReport compare(const Model& reference, const Model& test, const std::string& images,
+                      const CompareOptions& options = {});
+
+}  // namespace edgeq

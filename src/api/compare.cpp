@@ -1,0 +1,58 @@
+#include "edgeq/compare.h"
+
+#include "api/api_impl.h"
+#include "eval/compare.h"
+#include "eval/compare_report.h"
+#include "runtime/int8_pairs.h"
+
+namespace edgeq {
+
+CompareReport compare(const Model& reference, const Model& test, const std::string& images,
+                      const CompareOptions& o) {
+  CompareRunOptions opt;
+  opt.ref_model = reference.name();
+  opt.test_model = test.name();
+  opt.images = images;
+  opt.labels = o.labels;
+  EDGEQ_CHECK(o.n <= static_cast<size_t>(INT32_MAX), "n ", o.n, " is too large");
+  opt.max_images = static_cast<int>(o.n);
+  EDGEQ_CHECK(o.conf >= 0 && o.conf <= 1, "conf must be in [0, 1], got ", o.conf);
+  EDGEQ_CHECK(o.iou >= 0 && o.iou <= 1, "iou must be in [0, 1], got ", o.iou);
+  EDGEQ_CHECK(o.map_conf >= 0 && o.map_conf <= 1, "map_conf must be in [0, 1], got ", o.map_conf);
+  opt.post.conf = o.conf;
+  opt.post.iou = o.iou;
+  opt.map_conf = o.map_conf;
+  opt.exec = parse_exec_mode(o.exec);
+  opt.emulate = parse_int8_emulation(o.emulate, "emulate");
+  opt.threads = o.threads;
+
+  ProgressReporter progress(o.progress);
+  CompareHooks hooks;
+  hooks.note = [&](const std::string& line) { progress.message("compare", line); };
+  hooks.image = [&](size_t done, size_t total, const std::string&) {
+    progress.step("compare", done, total);
+  };
+  const CompareResult rep = run_compare(reference.impl().graph, test.impl().graph, opt, hooks);
+
+  CompareReport out;
+  out.images = static_cast<size_t>(rep.images);
+  for (const auto& e : rep.outputs)
+    out.outputs.push_back({e.name, e.error.rel_l2, e.error.cosine, e.error.max_abs});
+  out.detections = rep.has_detections;
+  out.pose = rep.pose;
+  const DetectionDiff& d = rep.detections;
+  out.ref_detections = d.ref_count, out.test_detections = d.test_count;
+  out.matched = d.matched, out.extra = d.extra, out.missing = d.missing;
+  out.match_rate = d.match_rate;
+  out.box_px = d.box_px.mean, out.kpt_px = d.kpt_px.mean;
+  out.score_abs = d.score_abs.mean, out.score_bias = d.score_bias;
+  out.labelled = rep.has_labels;
+  out.ref_box_map50_95 = rep.ref_metrics.box.map50_95;
+  out.test_box_map50_95 = rep.test_metrics.box.map50_95;
+  out.ref_pose_map50_95 = rep.ref_metrics.pose.map50_95;
+  out.test_pose_map50_95 = rep.test_metrics.pose.map50_95;
+  out.json = compare_report_json(rep).dump(2);
+  return out;
+}
+
+}  // namespace edgeq
