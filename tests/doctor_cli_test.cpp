@@ -58,6 +58,30 @@ TEST(DoctorCli, TextAndJsonReports) {
   EXPECT_EQ(j["ranges"].size(), 3u);  // x, c, s
 }
 
+// The sensitivity ranking through the program: both rankings' progress (a bar per task; the
+// second task once overran the first's bar and crashed), the mixed set and the JSON.
+TEST(DoctorCli, SensitivityRanksValuesAndWritesTheMixedSet) {
+  const std::string dir = test::temp_dir("doctor_cli_sensitivity");
+  const std::string model = dir + "/z.onnx";
+  ASSERT_EQ(test::run_cli("zoo yolo11n-pose -o " + model + " --imgsz 64").exit_code, 0);
+  test::CliResult r =
+      test::run_cli("doctor --model " + model + " --images " + test::coco8_pose_dir() +
+                    "/images/train --max-images 2 --sensitivity 1 --top-percent 5 --json " + dir +
+                    "/d.json --mixed-out " + dir + "/mixed.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("mixed set: "), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("block sensitivity"), std::string::npos) << r.err;
+  const auto j = nlohmann::json::parse(read_file(dir + "/d.json"));
+  const auto& s = j["sensitivity"];
+  EXPECT_EQ(s["images"], 1);
+  ASSERT_GT(s["ranking"].size(), 100u);
+  EXPECT_GE(s["ranking"][0]["loss"].get<double>(), s["ranking"][1]["loss"].get<double>());
+  EXPECT_FALSE(s["blocks"].empty());
+  const auto mixed = nlohmann::json::parse(read_file(dir + "/mixed.json"));
+  EXPECT_EQ(mixed["a16"], s["a16"]);
+  EXPECT_EQ(mixed["a16"].size(), (s["ranking"].size() * 5 + 99) / 100);
+}
+
 TEST(DoctorCli, BadInputIsAClearError) {
   Files f = make_files();
   write_file_atomic(

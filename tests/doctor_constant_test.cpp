@@ -73,20 +73,20 @@ void reencode(Graph& g, const std::string& name, const Tensor& original, const T
   g.initializers[dq.inputs[2]] = Tensor(te.channels[0].dtype(), shape);
 }
 
-std::vector<const Finding*> constant_findings_of(const DoctorReport& r) {
+std::vector<const Finding*> constant_findings_of(const DoctorResult& r) {
   std::vector<const Finding*> out;
   for (const Finding& f : r.findings)
     if (f.kind == "constant") out.push_back(&f);
   return out;
 }
 
-const Finding* finding_for(const DoctorReport& r, const std::string& value) {
+const Finding* finding_for(const DoctorResult& r, const std::string& value) {
   for (const Finding* f : constant_findings_of(r))
     if (f->value == value) return f;
   return nullptr;
 }
 
-void expect_pixels(const DoctorReport& r, const std::string& value, double px, Severity severity) {
+void expect_pixels(const DoctorResult& r, const std::string& value, double px, Severity severity) {
   const Finding* f = finding_for(r, value);
   ASSERT_NE(f, nullptr) << value << "\n" << format_doctor_report(r, 10);
   std::printf("%s\n", f->message.c_str());
@@ -105,7 +105,7 @@ const TensorEncoding kDflMaxAbs = {{encoding_from_range(-15, 15, 8, true)}, 0, f
 
 TEST(DoctorConstant, TheW8A8DefaultHasNoLossyConstant) {
   const ZooPose& z = zoo_pose();
-  DoctorReport r = run_doctor(z.w8a8, nullptr, nullptr, load_target("cpu"));
+  DoctorResult r = run_doctor(z.w8a8, nullptr, nullptr, load_target("cpu"));
   EXPECT_TRUE(constant_findings_of(r).empty()) << format_doctor_report(r, 50);
 }
 
@@ -114,7 +114,7 @@ TEST(DoctorConstant, ConstantsFromTheirRangeCostPixels) {
   reencode(g, "/model.23/strides", fp32_constant("/model.23/strides"), kStridesFromRange);
   reencode(g, "/model.23/anchors", fp32_constant("/model.23/anchors"), kAnchorsFromRange);
   reencode(g, "model.23.dfl.conv.weight", fp32_constant("model.23.dfl.conv.weight"), kDflMaxAbs);
-  DoctorReport r = run_doctor(g, nullptr, nullptr, load_target("cpu"));
+  DoctorResult r = run_doctor(g, nullptr, nullptr, load_target("cpu"));
   expect_pixels(r, "/model.23/strides", 640.0 / 255, Severity::kError);
   expect_pixels(r, "/model.23/anchors", 13.0 / 85 * 32, Severity::kError);
   expect_pixels(r, "model.23.dfl.conv.weight", 7.0 / 127 * 32, Severity::kWarning);
@@ -139,7 +139,7 @@ TEST(DoctorConstant, AConstantOffEveryGridIsBoundedByHalfAStep) {
   Graph g = zoo_pose().w8a8;
   reencode(g, "/model.23/anchors_minus_half", jittered,
            TensorEncoding::per_tensor(encoding_from_range(0, hi, 8, false)));
-  DoctorReport r = run_doctor(g, nullptr, nullptr, load_target("cpu"));
+  DoctorResult r = run_doctor(g, nullptr, nullptr, load_target("cpu"));
   const float step = encoding_from_range(0, hi, 8, false).scale;
   expect_pixels(r, "/model.23/anchors_minus_half", 0.5 * step * 32, Severity::kError);
   EXPECT_NE(finding_for(r, "/model.23/anchors_minus_half")->message.find("unknown"),
@@ -152,7 +152,7 @@ TEST(DoctorConstant, FloatModelJudgedAgainstAnEncodingsFile) {
   file.params["/model.23/strides"] = kStridesFromRange;
   file.params["model.23.dfl.conv.weight"] = kDflMaxAbs;
   file.params["/model.23/two"] = TensorEncoding::per_tensor(encoding_from_range(0, 2, 8, false));
-  DoctorReport r = run_doctor(z.fp32, &file, nullptr, load_target("cpu"));
+  DoctorResult r = run_doctor(z.fp32, &file, nullptr, load_target("cpu"));
   expect_pixels(r, "/model.23/strides", 640.0 / 255, Severity::kError);
   expect_pixels(r, "model.23.dfl.conv.weight", 7.0 / 127 * 32, Severity::kWarning);
   // 2 at scale 2/255 is code 255 and comes back as 2 (within float rounding): not reported.

@@ -64,7 +64,7 @@ TEST(DoctorFloatTail, CleanQdqModelHasNothingSpurious) {
   Graph q = quantized({});
   EXPECT_TRUE(float_nodes(q).empty());
   for (const char* t : {"qnn-htp", "rknn", "cpu"}) {
-    DoctorReport r = run_doctor(q, nullptr, nullptr, load_target(t));
+    DoctorResult r = run_doctor(q, nullptr, nullptr, load_target(t));
     EXPECT_TRUE(r.qdq);
     EXPECT_GT(r.activation_encodings, 0u);
     for (const Finding& f : r.findings)

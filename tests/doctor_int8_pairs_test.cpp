@@ -38,7 +38,7 @@ const Exported& exported() {
   return e;
 }
 
-size_t count(const DoctorReport& r, Severity s) {
+size_t count(const DoctorResult& r, Severity s) {
   size_t n = 0;
   for (const Finding& f : r.findings) n += f.kind == "int8-saturation" && f.severity == s;
   return n;
@@ -47,18 +47,18 @@ size_t count(const DoctorReport& r, Severity s) {
 TEST(DoctorInt8Pairs, FlagsPlainW8A8AndNotSaturationSafe) {
   const Exported& e = exported();
   const TargetOps avx2 = load_target("cpu-avx2"), cpu = load_target("cpu");
-  const DoctorReport plain = run_doctor(e.plain, nullptr, nullptr, avx2);
+  const DoctorResult plain = run_doctor(e.plain, nullptr, nullptr, avx2);
   EXPECT_EQ(count(plain, Severity::kWarning), 2u);  // the conv, and the summary
   ASSERT_TRUE(plain.saturation);
   ASSERT_EQ(plain.saturation->convs.size(), 1u);
   EXPECT_GE(plain.saturation->convs[0].overflow_ort, 16);  // the planted pair, every channel
-  const DoctorReport safe = run_doctor(e.safe, nullptr, nullptr, avx2);
+  const DoctorResult safe = run_doctor(e.safe, nullptr, nullptr, avx2);
   EXPECT_EQ(count(safe, Severity::kWarning), 0u);
   EXPECT_EQ(count(safe, Severity::kInfo), 1u);  // "no int8 Conv has a pair ..."
-  const DoctorReport explained = run_doctor(e.plain, nullptr, nullptr, cpu);
+  const DoctorResult explained = run_doctor(e.plain, nullptr, nullptr, cpu);
   EXPECT_EQ(count(explained, Severity::kWarning), 0u);
   EXPECT_EQ(count(explained, Severity::kInfo), 2u);
-  const DoctorReport npu = run_doctor(e.plain, nullptr, nullptr, load_target("qnn-htp"));
+  const DoctorResult npu = run_doctor(e.plain, nullptr, nullptr, load_target("qnn-htp"));
   EXPECT_FALSE(npu.saturation);
 }
 
@@ -67,7 +67,7 @@ TEST(DoctorInt8Pairs, FlagsPlainW8A8AndNotSaturationSafe) {
 TEST(DoctorInt8Pairs, CountsSaturationsOnImages) {
   const Exported& e = exported();
   const TargetOps avx2 = load_target("cpu-avx2");
-  const DoctorReport plain = run_doctor(e.plain, nullptr, nullptr, avx2, &e.inputs);
+  const DoctorResult plain = run_doctor(e.plain, nullptr, nullptr, avx2, &e.inputs);
   ASSERT_TRUE(plain.saturation);
   const ConvPairs& c = plain.saturation->convs.at(0);
   EXPECT_EQ(plain.saturation->images, 4);
@@ -80,7 +80,7 @@ TEST(DoctorInt8Pairs, CountsSaturationsOnImages) {
   emulated.emulate = Int8Emulation::kAvx2;
   Executor a(e.plain, exact), b(e.plain, emulated);
   EXPECT_GT(test::max_abs_diff(a.run(e.inputs[0]).at("y"), b.run(e.inputs[0]).at("y")), 0.0);
-  const DoctorReport safe = run_doctor(e.safe, nullptr, nullptr, avx2, &e.inputs);
+  const DoctorResult safe = run_doctor(e.safe, nullptr, nullptr, avx2, &e.inputs);
   EXPECT_EQ(safe.saturation->convs.at(0).saturated, 0);
   EXPECT_EQ(safe.saturation->convs.at(0).evaluated, 0);
 }

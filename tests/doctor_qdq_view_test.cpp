@@ -53,7 +53,7 @@ TEST(DoctorQdqView, ThirdPartyNamesAndEncodings) {
   std::vector<float> r = {0, 0, 0, 0.25f, 0.5f, 0.75f, 0.9f, 1.0f};
   s.observe("x", Tensor::from_vector<float>({1, 8}, x));
   s.observe("r", Tensor::from_vector<float>({1, 8}, r));
-  DoctorReport rep = run_doctor(q, nullptr, &s, load_target("qnn-htp"));
+  DoctorResult rep = run_doctor(q, nullptr, &s, load_target("qnn-htp"));
   EXPECT_EQ(rep.encodings_from, "model");
   EXPECT_EQ(rep.activation_encodings, 2u);
   const Finding* t = nullptr;

@@ -57,13 +57,13 @@ Graph quantize(const RealPose& s, const std::string& scheme, Placement p,
   return export_qdq(s.fp32, plan, activation_encodings(s.fp32, plan, s.stats, c), c).graph;
 }
 
-const Finding* truncation_of(const DoctorReport& r, const std::string& v) {
+const Finding* truncation_of(const DoctorResult& r, const std::string& v) {
   for (const Finding& f : r.findings)
     if (f.kind == "truncation" && f.value == v) return &f;
   return nullptr;
 }
 
-void print_top(const DoctorReport& r, size_t n) {
+void print_top(const DoctorResult& r, size_t n) {
   std::printf("%s", format_doctor_report(r, 3).substr(0, 200000).c_str());
   (void)n;
 }
@@ -90,13 +90,13 @@ TEST(DoctorRealModel, VendorBoxDecodeEncodingIsFlaggedAndFixed) {
 
   Graph w8a16 = quantize(s, "w8a16", Placement::kOrt, "minmax");
   TargetOps htp = load_target("qnn-htp");
-  DoctorReport clean = run_doctor(w8a16, nullptr, &s.stats, htp);
+  DoctorResult clean = run_doctor(w8a16, nullptr, &s.stats, htp);
   for (const std::string& v : {decode->concat, decode->centre, decode->size})
     EXPECT_EQ(truncation_of(clean, v), nullptr) << v;
 
   std::vector<std::string> values = {decode->centre, decode->size, decode->concat};
   PatchResult vendor = patch_qdq(w8a16, {values, -0.59, 40.69, 16});
-  DoctorReport bad = run_doctor(vendor.graph, nullptr, &s.stats, htp);
+  DoctorResult bad = run_doctor(vendor.graph, nullptr, &s.stats, htp);
   std::printf("--- W8A16 with the vendor's [-0.59, 40.69] on the box decode ---\n");
   print_top(bad, 12);
   for (const std::string& v : {decode->concat, decode->centre}) {
@@ -129,7 +129,7 @@ TEST(DoctorRealModel, VendorBoxDecodeEncodingIsFlaggedAndFixed) {
   PatchResult fixed = patch_qdq(vendor.graph, {{decode->concat}, -0.6, 80.6, 16});
   std::set<std::string> patched(fixed.patched.begin(), fixed.patched.end());
   for (const std::string& v : values) EXPECT_TRUE(patched.count(v)) << v;
-  DoctorReport good = run_doctor(fixed.graph, nullptr, &s.stats, htp);
+  DoctorResult good = run_doctor(fixed.graph, nullptr, &s.stats, htp);
   std::printf("--- after patch to [-0.6, 80.6] ---\n");
   print_top(good, 8);
   for (const std::string& v : values) EXPECT_EQ(truncation_of(good, v), nullptr) << v;
@@ -153,7 +153,7 @@ TEST(DoctorRealModel, QnnMseTruncations) {
   ASSERT_TRUE(decode.has_value());
   for (const char* scheme : {"w8a16", "w8a8"}) {
     Graph q = quantize(s, scheme, Placement::kQnn, "mse");
-    DoctorReport r = run_doctor(q, nullptr, &s.stats, load_target("qnn-htp"));
+    DoctorResult r = run_doctor(q, nullptr, &s.stats, load_target("qnn-htp"));
     std::set<std::string> expected, flagged;
     const auto acts = encodings_from_qdq(q).activations;
     // Below where a SiLU's gate closes nothing is seen (quant/silu_gate.h).

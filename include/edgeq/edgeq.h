@@ -10,6 +10,7 @@
 #pragma once
 #include "edgeq/calibrate.h"
 #include "edgeq/compare.h"
+#include "edgeq/doctor.h"
 #include "edgeq/error.h"
 #include "edgeq/images.h"
 #include "edgeq/model.h"

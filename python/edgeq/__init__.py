@@ -14,15 +14,17 @@ Every failure raises :class:`edgeq.Error` with the library's one-line message. L
 release the GIL, report progress (tqdm when installed, else a line on stderr; ``progress=False``
 is quiet, a callable gets every event) and stop on Ctrl-C with KeyboardInterrupt.
 """
-from ._edgeq import (Cancelled, CompareOutput, CompareReport, Error, Model, QuantizedModel,
-                     Stats, __version__)
+from ._edgeq import (Cancelled, CompareOutput, CompareReport, DoctorReport, Error, Finding,
+                     Model, QuantizedModel, SensitivityRow, Stats, __version__)
 from ._progress import progress_callback as _progress_callback
 from ._results import Boxes, Keypoints, Results
 from ._session import Session
 from . import _edgeq
 
-__all__ = ["Boxes", "Cancelled", "CompareOutput", "CompareReport", "Error", "Keypoints", "Model", "QuantizedModel", "Results",
-           "Session", "Stats", "__version__", "calibrate", "compare", "main", "quantize"]
+__all__ = ["Boxes", "Cancelled", "CompareOutput", "CompareReport", "DoctorReport", "Error",
+           "Finding", "SensitivityRow", "Keypoints", "Model", "QuantizedModel", "Results",
+           "Session", "Stats", "__version__", "calibrate", "compare", "doctor", "main",
+           "quantize"]
 
 
 def _model(model):
@@ -92,6 +94,22 @@ def compare(reference, test, images, *, labels=None, n=0, conf=0.25, iou=0.7, ma
     writes)."""
     return _edgeq._compare(_model(reference), _model(test), images, labels, n, conf, iou,
                            map_conf, exec, emulate, threads, _progress_callback(progress))
+
+
+def doctor(model, stats=None, *, target="cpu", images=None, encodings=None, max_images=8,
+           sensitivity=0, top_percent=10, max_info=15, progress=True):
+    """What ``model`` (float or QDQ, e.g. a :class:`QuantizedModel`) will get wrong on
+    ``target`` ("qnn-htp", "rknn", "cpu", "cpu-avx2", "openvino" or an op table .json): truncated
+    encodings and pinned boxes, concat spans, float tails, ops the target cannot run quantized,
+    int8 pairs that saturate. stats: the float model's :class:`Stats` (without them, ``images``
+    calibrate the model's float view on ``max_images``); encodings: an AIMET JSON to judge
+    instead of the model's Q/DQ; sensitivity: rank every value on this many images and propose
+    a mixed set of ``top_percent``. Returns a :class:`DoctorReport` (``findings``, ``text``,
+    ``to_dict()``)."""
+    if stats is not None and not isinstance(stats, Stats):
+        raise Error("doctor: stats must be edgeq.Stats, got " + type(stats).__name__)
+    return _edgeq._doctor(_model(model), stats, target, images, encodings, max_images,
+                          sensitivity, top_percent, max_info, _progress_callback(progress))
 
 
 def main(argv=None):

@@ -89,6 +89,39 @@ class CompareReport:
     test_pose_map50_95: float
     def to_dict(self) -> Dict[str, Any]: ...
 
+class Finding:
+    severity: str
+    kind: str
+    value: str
+    node: str
+    message: str
+    numbers: Dict[str, float]
+
+class SensitivityRow:
+    value: str
+    loss: float
+    rel_l2: float
+    box_px: float
+    kpt_px: float
+    score: float
+    flipped: float
+
+class DoctorReport:
+    target: str
+    qdq: bool
+    encodings_from: str
+    has_stats: bool
+    calibrated_images: int
+    pair_images: int
+    findings: List[Finding]
+    ranking: List[SensitivityRow]
+    blocks: List[SensitivityRow]
+    measure: str
+    sensitivity_images: int
+    mixed: List[str]
+    text: str
+    def to_dict(self) -> Dict[str, Any]: ...
+
 class Boxes:
     xyxy: npt.NDArray[np.float32]  # (N, 4)
     conf: npt.NDArray[np.float32]  # (N,)
@@ -142,5 +175,11 @@ def compare(reference: Union[Model, QuantizedModel, PathLike, bytes],
             labels: Optional[PathLike] = ..., n: int = ..., conf: float = ..., iou: float = ...,
             map_conf: float = ..., exec: str = ..., emulate: str = ..., threads: int = ...,
             progress: Progress = ...) -> CompareReport: ...
+
+def doctor(model: Union[Model, QuantizedModel, PathLike, bytes], stats: Optional[Stats] = ...,
+           *, target: str = ..., images: Optional[Images] = ...,
+           encodings: Optional[PathLike] = ..., max_images: int = ..., sensitivity: int = ...,
+           top_percent: float = ..., max_info: int = ..., progress: Progress = ...
+           ) -> DoctorReport: ...
 
 def main(argv: Optional[Sequence[str]] = ...) -> int: ...

@@ -17,6 +17,7 @@ void bind_model(py::module_& m);
 void bind_calibrate(py::module_& m);
 void bind_quantize(py::module_& m);
 void bind_compare(py::module_& m);
+void bind_doctor(py::module_& m);
 void bind_session(py::module_& m);
 void bind_cli(py::module_& m);
 

@@ -44,6 +44,7 @@ PYBIND11_MODULE(_edgeq, m) {
   bind_calibrate(m);
   bind_quantize(m);
   bind_compare(m);
+  bind_doctor(m);
   bind_session(m);
   bind_cli(m);
 }

@@ -42,10 +42,10 @@ int concat_bits(const std::map<std::string, TensorEncoding>& enc) {
 
 }  // namespace
 
-DoctorReport run_doctor(const Graph& model, const EncodingSet* encodings_file, const Stats* stats,
+DoctorResult run_doctor(const Graph& model, const EncodingSet* encodings_file, const Stats* stats,
                         const TargetOps& target,
                         const std::vector<std::map<std::string, Tensor>>* images) {
-  DoctorReport r;
+  DoctorResult r;
   r.target = target.target;
   for (const Node& n : model.nodes) r.qdq |= is_qdq_op(n);
   Graph view = strip_qdq(model);
@@ -141,7 +141,7 @@ DoctorReport run_doctor(const Graph& model, const EncodingSet* encodings_file, c
   return r;
 }
 
-nlohmann::json doctor_report_to_json(const DoctorReport& r) {
+nlohmann::json doctor_report_to_json(const DoctorResult& r) {
   nlohmann::json j;
   j["target"] = r.target;
   j["qdq"] = r.qdq;
@@ -204,7 +204,7 @@ nlohmann::json doctor_report_to_json(const DoctorReport& r) {
   return j;
 }
 
-std::string format_doctor_report(const DoctorReport& r, size_t max_info) {
+std::string format_doctor_report(const DoctorResult& r, size_t max_info) {
   std::ostringstream os;
   size_t counts[3] = {0, 0, 0};
   for (const Finding& x : r.findings) counts[static_cast<int>(x.severity)]++;

@@ -27,7 +27,7 @@
 
 namespace edgeq {
 
-struct DoctorReport {
+struct DoctorResult {
   std::string target;
   bool qdq = false;            // the model holds Q/DQ nodes
   std::string encodings_from;  // "model", "file" or "none"
@@ -43,12 +43,12 @@ struct DoctorReport {
 // `encodings_file` / `stats` / `images` may be null. Throws naming the value when the encodings
 // file names a value the model does not have. `images` (the model's inputs): how often int8 pairs
 // saturated on them, and the detections the emulation of ORT's AVX2 kernels predicts.
-DoctorReport run_doctor(const Graph& model, const EncodingSet* encodings_file, const Stats* stats,
+DoctorResult run_doctor(const Graph& model, const EncodingSet* encodings_file, const Stats* stats,
                         const TargetOps& target,
                         const std::vector<std::map<std::string, Tensor>>* images = nullptr);
 
-nlohmann::json doctor_report_to_json(const DoctorReport& r);
+nlohmann::json doctor_report_to_json(const DoctorResult& r);
 // Text for the terminal: a summary line, then findings (info findings capped at `max_info`).
-std::string format_doctor_report(const DoctorReport& r, size_t max_info);
+std::string format_doctor_report(const DoctorResult& r, size_t max_info);
 
 }  // namespace edgeq

@@ -16,12 +16,16 @@ bool ProgressPrinter::on_event(const ProgressEvent& e) {
   if (interrupt_.interrupted()) return false;
   switch (e.kind) {
     case ProgressEvent::Kind::kStep:
-      if (!bar_ || task_ != e.task) {
+      // A new bar for a new task, or when a task starts again (a count that goes back, another
+      // total): a bar only counts up to its total.
+      if (!bar_ || task_ != e.task || e.total != total_ || e.done <= done_) {
         if (bar_) bar_->finish();
         bar_ = std::make_unique<Progress>(e.task, e.total);
         task_ = e.task;
+        total_ = e.total;
+        done_ = 0;
       }
-      if (e.done > 0) bar_->step();
+      for (; done_ < e.done; ++done_) bar_->step();
       if (e.done == e.total) bar_->finish();
       break;
     case ProgressEvent::Kind::kMessage:

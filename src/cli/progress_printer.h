@@ -25,6 +25,7 @@ class ProgressPrinter {
   InterruptScope interrupt_;
   std::unique_ptr<Progress> bar_;
   std::string task_;
+  size_t done_ = 0, total_ = 0;  // of the current bar
 };
 
 }  // namespace edgeq::cli

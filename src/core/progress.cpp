@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -52,7 +53,7 @@ void Progress::print() {
   const double per = done_ ? t / done_ : 0;
   const double eta = per * (total_ > done_ ? total_ - done_ : 0);
   const int width = 24;
-  const int filled = total_ ? static_cast<int>(width * done_ / total_) : width;
+  const int filled = total_ ? static_cast<int>(width * std::min(done_, total_) / total_) : width;
   std::string bar = "[" + std::string(filled, '#') + std::string(width - filled, '.') + "]";
   char buf[160];
   std::snprintf(buf, sizeof buf, "%s %s %zu/%zu  %.0f ms/item  elapsed %s  ETA %s", label_.c_str(),

@@ -171,7 +171,7 @@ nlohmann::json compare_step(const std::string& fp32_path, const std::string& q_p
 nlohmann::json doctor_step(const std::string& q_path, const Stats& arm_stats,
                            const std::string& target, size_t top) {
   const Graph q = load_onnx(q_path);
-  const DoctorReport rep = run_doctor(q, nullptr, &arm_stats, load_target(target));
+  const DoctorResult rep = run_doctor(q, nullptr, &arm_stats, load_target(target));
   nlohmann::json counts = {{"error", 0}, {"warning", 0}, {"info", 0}};
   nlohmann::json first = nlohmann::json::array();
   for (const Finding& f : rep.findings) {

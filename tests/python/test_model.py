@@ -10,8 +10,9 @@ import pytest
 import edgeq
 from conftest import BUILD, ROOT
 
-PUBLIC = ["Boxes", "Cancelled", "CompareOutput", "CompareReport", "Error", "Keypoints", "Model", "QuantizedModel", "Results",
-          "Session", "Stats", "calibrate", "compare", "main", "quantize"]
+PUBLIC = ["Boxes", "Cancelled", "CompareOutput", "CompareReport", "DoctorReport", "Error",
+          "Finding", "SensitivityRow", "Keypoints", "Model", "QuantizedModel", "Results",
+          "Session", "Stats", "calibrate", "compare", "doctor", "main", "quantize"]
 
 
 def test_version_is_the_programs(run_cli):
