@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli_util.h"
@@ -187,6 +188,17 @@ TEST(CarelessInputCli, FailedCommandsCreateNoLedgerAndNoFolders) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::exists(ledger));
   EXPECT_NE(r.err.find("ledger: recorded run 1"), std::string::npos) << r.err;
+}
+
+// A link back up a photo folder: `run` sees each photo once (2 images used to become 82 frames).
+TEST(CarelessInputCli, SymlinkLoopInAnImageFolderRunsEachPhotoOnce) {
+  const Scratch s = scratch("careless_symlink_loop");
+  fs::create_directory_symlink("..", s.photos + "/up");
+  const auto r = run_cli("run --model " + shell_quote(s.model) + " --image " +
+                         shell_quote(s.photos) + " --json " + shell_quote(s.dir + "/d.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto frames = nlohmann::json::parse(read_file(s.dir + "/d.json"));
+  EXPECT_EQ(frames.size(), 2u);
 }
 
 }  // namespace

@@ -64,6 +64,21 @@ TEST(VisionImageIo, ListsImagesRecursivelySortedByExtension) {
   EXPECT_EQ(expand_image_paths(d.str()).size(), 4u);
 }
 
+// A link back up the tree used to be followed until the path grew too long (2 images became
+// 82 frames); a second link to a folder already listed gave its images twice.
+TEST(VisionImageIo, SymlinkLoopsAndRepeatedFoldersListEachImageOnce) {
+  TempDir d;
+  write_png(d / "a.png", 4, 4, {1, 2, 3});
+  write_png(d / "sub/b.png", 4, 4, {1, 2, 3});
+  std::filesystem::create_directory_symlink("..", d / "sub/up");      // a loop
+  std::filesystem::create_directory_symlink(d / "sub", d / "again");  // the same folder twice
+  std::filesystem::create_directory_symlink(".", d / "self");         // a loop at the top
+  const auto list = list_images(d.str());
+  ASSERT_EQ(list.size(), 2u) << list.back();
+  EXPECT_EQ(list[0], d / "a.png");
+  EXPECT_TRUE(list[1] == d / "again/b.png" || list[1] == d / "sub/b.png") << list[1];
+}
+
 TEST(VisionImageIo, FolderSkipsUnreadableImagesSingleFileThrows) {
   TempDir d;
   write_png(d / "a.png", 6, 5, {10, 20, 30});

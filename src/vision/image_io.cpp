@@ -1,5 +1,7 @@
 #include "vision/image_io.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -10,6 +12,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/videoio.hpp>
 #include <opencv2/videoio/registry.hpp>
+#include <set>
 
 #include "core/error.h"
 #include "core/io_guard.h"
@@ -75,11 +78,23 @@ std::vector<std::string> list_images(const std::string& dir) {
   std::error_code ec;
   EDGEQ_CHECK(fs::is_directory(dir, ec), "not a folder: ", dir);
   std::vector<std::string> out;
+  // Symbolic links to folders are followed, each folder once: a link back up the tree (a loop)
+  // or to a folder already listed is not entered again.
+  std::set<std::pair<dev_t, ino_t>> folders;
+  auto first_visit = [&](const fs::path& p) {
+    struct stat st {};
+    return ::stat(p.c_str(), &st) != 0 || folders.insert({st.st_dev, st.st_ino}).second;
+  };
+  first_visit(dir);
   for (fs::recursive_directory_iterator
            it(dir, fs::directory_options::follow_directory_symlink, ec),
        end;
        it != end; it.increment(ec)) {
     if (ec) fail("cannot list folder ", dir, ": ", ec.message());
+    if (it->is_directory(ec)) {
+      if (!first_visit(it->path())) it.disable_recursion_pending();
+      continue;
+    }
     if (it->is_regular_file(ec) && is_image_path(it->path().string()))
       out.push_back(it->path().string());
   }
