@@ -360,6 +360,34 @@ TEST(StudyCalibration, ArmStatsEqualCalibratingTheArm) {
   }
 }
 
+// Test images with the same file name in two folders are two images in the report: names,
+// per-image detections and thumbnails are keyed by the path below the test folder (matching by
+// file name showed one photo for both).
+TEST(StudyCli, TestImagesAreKeyedByTheirPathBelowTheTestFolder) {
+  const std::string dir = test::temp_dir("study-names");
+  save_onnx(build_yolo11("yolo11n-pose", 64), dir + "/m.onnx");
+  write_synthetic_scenes(dir + "/calib", 2, 8);
+  const auto a = write_synthetic_scenes(dir + "/test/a", 1, 9);
+  const auto b = write_synthetic_scenes(dir + "/test/b", 1, 10);
+  ASSERT_EQ(fs::path(a[0]).filename(), fs::path(b[0]).filename());
+  const std::string name = fs::path(a[0]).filename().string();
+  const auto r = run_cli("study --models '" + dir + "/m.onnx' --images '" + dir +
+                         "/calib' --test '" + dir + "/test' --arms C --schemes w8a16 " +
+                         "--bench-runs 1 --bench-warmup 0 --thumbnails 2 --out '" + dir + "/out'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json d = load_json(dir + "/out/data.json");
+  const nlohmann::json names = nlohmann::json::array({"a/" + name, "b/" + name});
+  EXPECT_EQ(d["inputs"]["test_images"]["names"], names);
+  ASSERT_EQ(d["runs"].size(), 1u);
+  const auto& per = d["runs"][0]["per_image"];
+  ASSERT_EQ(per.size(), 2u);
+  EXPECT_EQ(per[0]["image"], names[0]);
+  EXPECT_EQ(per[1]["image"], names[1]);
+  const std::string html = read_file(dir + "/out/index.html");
+  EXPECT_NE(html.find("\"name\":\"a/" + name + "\""), std::string::npos);
+  EXPECT_NE(html.find("\"name\":\"b/" + name + "\""), std::string::npos);
+}
+
 // A w8a8-autoP scheme: the mixed-precision search runs on arm C only (arms A and B are listed as
 // skipped), keeps at most P % of the encoded activations at 16 bit (or the base W8A8's 16-bit
 // decode tail when that alone is over the budget), and never fewer 16-bit values than the base.

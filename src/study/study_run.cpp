@@ -115,7 +115,15 @@ class StudyRunner {
   StudyCache cache_;
   std::optional<StudyProgress> progress_;
   StudyResult result_;
+  // A test image as the report names it: its path below the test folder (a/p.jpg and b/p.jpg
+  // are two images; matching them by file name showed one photo for both).
+  std::string test_image_key(const std::string& path) const {
+    const fs::path rel = fs::path(path).lexically_relative(test_root_);
+    return rel.empty() || *rel.begin() == ".." ? fs::path(path).filename().string() : rel.string();
+  }
+
   std::vector<std::string> calib_images_, test_images_;
+  std::string test_root_;
   std::string calib_sha_, test_sha_, labels_sha_, val_sha_, probe_sha_;
   std::vector<StudyScheme> schemes_;
   std::vector<Arm> arms_;
@@ -257,7 +265,7 @@ void StudyRunner::run_scheme(ModelState& m, ArmState& a, const StudyScheme& s,
   if (cmp.contains("per_image")) {
     nlohmann::json per = cmp.at("per_image");
     for (auto& im : per) {
-      im["image"] = fs::path(im.at("path").get<std::string>()).filename().string();
+      im["image"] = test_image_key(im.at("path").get<std::string>());
       im.erase("path");
     }
     run["per_image"] = per;
@@ -289,9 +297,8 @@ StudyResult StudyRunner::run() {
     test_images_.resize(o_.test_n);
   test_sha_ = files_sha256(test_images_);
   std::error_code ec;
-  const std::string test_root =
-      fs::is_directory(o_.test, ec) ? o_.test : fs::path(o_.test).parent_path().string();
-  const LabelSource labels = resolve_label_source(test_root, test_images_, o_.labels);
+  test_root_ = fs::is_directory(o_.test, ec) ? o_.test : fs::path(o_.test).parent_path().string();
+  const LabelSource labels = resolve_label_source(test_root_, test_images_, o_.labels);
   std::vector<std::string> label_parts{labels.enabled ? labels.description : "none"};
   for (const std::string& f : labels.files)
     label_parts.push_back(fs::is_regular_file(f, ec) ? file_sha256(f) : "-");
@@ -343,10 +350,12 @@ StudyResult StudyRunner::run() {
     }
   }
 
-  for (size_t i = 0; i < test_images_.size() && static_cast<int>(i) < o_.thumbnails; ++i)
+  for (size_t i = 0; i < test_images_.size() && static_cast<int>(i) < o_.thumbnails; ++i) {
     result_.thumbnails.push_back(make_thumbnail(test_images_[i]));
+    result_.thumbnails.back().name = test_image_key(test_images_[i]);
+  }
   nlohmann::json test_list = nlohmann::json::array();
-  for (const std::string& p : test_images_) test_list.push_back(fs::path(p).filename().string());
+  for (const std::string& p : test_images_) test_list.push_back(test_image_key(p));
 
   nlohmann::json inputs = study_options_to_json(o_);
   inputs["models"] = models;

@@ -6,7 +6,7 @@
 namespace edgeq {
 
 struct StudyThumbnail {
-  std::string name;           // file name
+  std::string name;           // what the report calls the image (its file name, or as set)
   int width = 0, height = 0;  // of the original image (detections are in these pixels)
   std::string jpeg_base64;    // at most `max_side` pixels on the long side
 };
