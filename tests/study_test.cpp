@@ -20,6 +20,7 @@
 #include "quant/calibration_run.h"
 #include "quant/stats.h"
 #include "report/sqlite_db.h"
+#include "study/study_cache.h"
 #include "study/study_calibration.h"
 #include "study/study_options.h"
 #include "study/study_report.h"
@@ -358,6 +359,66 @@ TEST(StudyCalibration, ArmStatsEqualCalibratingTheArm) {
       EXPECT_TRUE(derived.values.at(name) == h) << arm_name(arm) << " " << name;
     }
   }
+}
+
+// Every cache entry is verified on reuse: a truncated artifact (cut model, statistics), a
+// changed one or a damaged entry is computed again with a warning, never reused.
+TEST(StudyCache, DamagedEntriesAreRejectedWithAReason) {
+  const std::string dir = test::temp_dir("study-cache-verify");
+  StudyCache cache(dir);
+  const std::string key = cache_key({"k"});
+  write_file_atomic(cache.path("cut", key, ".onnx"), std::string(1000, 'x'));
+  cache.save("cut", key, {{"n", 1}}, ".onnx");
+  std::string why;
+  ASSERT_TRUE(cache.load("cut", key, ".onnx", &why).has_value()) << why;
+  EXPECT_EQ(why, "");
+  write_file_atomic(cache.path("cut", key, ".onnx"), std::string(999, 'x'));  // truncated
+  EXPECT_FALSE(cache.load("cut", key, ".onnx", &why).has_value());
+  EXPECT_NE(why.find("999 bytes, 1000 were written"), std::string::npos) << why;
+  write_file_atomic(cache.path("cut", key, ".onnx"), std::string(999, 'x') + "y");  // changed
+  EXPECT_FALSE(cache.load("cut", key, ".onnx", &why).has_value());
+  EXPECT_NE(why.find("SHA-256 differs"), std::string::npos) << why;
+  fs::remove(cache.path("cut", key, ".onnx"));
+  EXPECT_FALSE(cache.load("cut", key, ".onnx", &why).has_value());
+  EXPECT_NE(why.find("missing"), std::string::npos) << why;
+  const std::string entry = cache.path("cut", key, ".json");
+  write_file_atomic(entry, read_file(entry).substr(0, 20));  // a truncated entry
+  EXPECT_FALSE(cache.load("cut", key, "", &why).has_value());
+  EXPECT_NE(why.find("not valid JSON"), std::string::npos) << why;
+  why.clear();
+  EXPECT_FALSE(cache.load("cut", cache_key({"other"}), "", &why).has_value());
+  EXPECT_EQ(why, "");  // not computed yet: nothing to say
+}
+
+TEST(StudyCli, TruncatedCacheEntriesAreComputedAgain) {
+  const std::string dir = test::temp_dir("study-cache-truncated");
+  save_onnx(build_yolo11("yolo11n-pose", 64), dir + "/m.onnx");
+  write_synthetic_scenes(dir + "/calib", 2, 11);
+  write_synthetic_scenes(dir + "/test", 1, 12);
+  const std::string cmd = "study --models '" + dir + "/m.onnx' --images '" + dir +
+                          "/calib' --test '" + dir + "/test' --arms B --schemes w8a16 " +
+                          "--bench-runs 1 --bench-warmup 0 --thumbnails 0 --out '" + dir + "/out'";
+  auto r = run_cli(cmd);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json first = load_json(dir + "/out/data.json");
+  int truncated = 0;
+  for (const auto& e : fs::directory_iterator(dir + "/out/cache")) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("cut-", 0) == 0 && e.path().extension() == ".onnx") {
+      fs::resize_file(e.path(), fs::file_size(e.path()) / 2);
+      ++truncated;
+    }
+    if (name.rfind("calibrate-", 0) == 0 && e.path().extension() == ".cbor") {
+      fs::resize_file(e.path(), fs::file_size(e.path()) - 1);
+      ++truncated;
+    }
+  }
+  ASSERT_EQ(truncated, 2);
+  r = run_cli(cmd);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("were written; computing it again"), std::string::npos) << r.err;
+  const nlohmann::json second = load_json(dir + "/out/data.json");
+  EXPECT_EQ(second["runs"][0]["metrics"], first["runs"][0]["metrics"]);
 }
 
 // Test images with the same file name in two folders are two images in the report: names,

@@ -62,6 +62,7 @@ struct InputRegistry {
   std::atomic<bool> on{false};
   std::mutex m;
   std::set<FileId> ids;
+  std::set<FileId> state_folders;  // allow_updates_in()
 };
 
 InputRegistry& registry() {
@@ -133,7 +134,24 @@ void note_input(const std::string& path) {
   with_input_ids(path, [](std::set<FileId>& ids, const FileId& id) { ids.insert(id); });
 }
 
+void allow_updates_in(const std::string& dir) {
+  InputRegistry& r = registry();
+  FileId id;
+  if (!file_id(dir, &id)) return;
+  std::lock_guard<std::mutex> lock(r.m);
+  r.state_folders.insert(id);
+}
+
 void check_not_input(const std::string& path) {
+  InputRegistry& r = registry();
+  if (!r.on) return;
+  FileId folder;
+  std::error_code ec;
+  const fs::path parent = fs::absolute(path, ec).parent_path();
+  if (file_id(parent.string(), &folder)) {
+    std::lock_guard<std::mutex> lock(r.m);
+    if (r.state_folders.count(folder)) return;
+  }
   bool read = false;
   with_input_ids(path, [&](std::set<FileId>& ids, const FileId& id) { read = ids.count(id) > 0; });
   if (read)

@@ -43,7 +43,10 @@ void check_distinct_folders(const RoleFile& in, const RoleFile& out);
 void guard_inputs(bool on);
 // Remembers `path` as read by this process (the readers call it; a no-op unless guarded).
 void note_input(const std::string& path);
-// Fails when `path` exists and is a file this process read (only while guarded).
+// Fails when `path` exists and is a file this process read (only while guarded), unless it lies
+// directly in a folder given to allow_updates_in: files the command keeps up to date (the study's
+// cache) and reads back, not outputs that could replace an input.
 void check_not_input(const std::string& path);
+void allow_updates_in(const std::string& dir);
 
 }  // namespace edgeq

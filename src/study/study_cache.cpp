@@ -29,6 +29,7 @@ std::string files_sha256(const std::vector<std::string>& paths) {
 
 StudyCache::StudyCache(std::string dir) : dir_(std::move(dir)) {
   ensure_dir(dir_);
+  allow_updates_in(dir_);  // entries are read back and replaced when found damaged
 }
 
 std::string StudyCache::path(const std::string& kind, const std::string& key,
@@ -37,25 +38,47 @@ std::string StudyCache::path(const std::string& kind, const std::string& key,
 }
 
 std::optional<nlohmann::json> StudyCache::load(const std::string& kind, const std::string& key,
-                                               const std::string& artifact_ext) const {
+                                               const std::string& artifact_ext,
+                                               std::string* rejected) const {
   std::error_code ec;
   const std::string p = path(kind, key, ".json");
-  if (!std::filesystem::is_regular_file(p, ec)) return std::nullopt;
-  if (!artifact_ext.empty() && !std::filesystem::is_regular_file(path(kind, key, artifact_ext), ec))
+  if (!std::filesystem::exists(p, ec)) return std::nullopt;  // not computed yet
+  auto reject = [&](const std::string& why) -> std::optional<nlohmann::json> {
+    if (rejected) *rejected = p + ": " + why;
     return std::nullopt;
+  };
+  nlohmann::json j;
   try {
-    nlohmann::json j = nlohmann::json::parse(read_file(p));
-    if (j.value("key", "") != key) return std::nullopt;
-    return j.at("result");
+    j = nlohmann::json::parse(read_file(p));
   } catch (const std::exception&) {
-    return std::nullopt;  // a damaged entry is recomputed
+    return reject("not valid JSON (truncated?)");
   }
+  if (!j.is_object() || j.value("key", "") != key || !j.contains("result"))
+    return reject("not an entry for this step");
+  if (!artifact_ext.empty()) {
+    const std::string a = path(kind, key, artifact_ext);
+    if (!std::filesystem::is_regular_file(a, ec)) return reject(a + " is missing");
+    const nlohmann::json rec = j.value("artifact", nlohmann::json());
+    if (!rec.is_object() || !rec.contains("size") || !rec.contains("sha256"))
+      return reject("no size and hash recorded for " + a);
+    const auto size = std::filesystem::file_size(a, ec);
+    if (ec || size != rec["size"].get<uintmax_t>())
+      return reject(a + " has " + std::to_string(size) + " bytes, " +
+                    std::to_string(rec["size"].get<uintmax_t>()) + " were written");
+    if (file_sha256(a) != rec["sha256"].get<std::string>())
+      return reject(a + " changed since it was written (SHA-256 differs)");
+  }
+  return j.at("result");
 }
 
-void StudyCache::save(const std::string& kind, const std::string& key,
-                      const nlohmann::json& j) const {
-  write_file_atomic(path(kind, key, ".json"),
-                    nlohmann::json{{"key", key}, {"kind", kind}, {"result", j}}.dump() + "\n");
+void StudyCache::save(const std::string& kind, const std::string& key, const nlohmann::json& j,
+                      const std::string& artifact_ext) const {
+  nlohmann::json entry{{"key", key}, {"kind", kind}, {"result", j}};
+  if (!artifact_ext.empty()) {
+    const std::string a = path(kind, key, artifact_ext);
+    entry["artifact"] = {{"size", std::filesystem::file_size(a)}, {"sha256", file_sha256(a)}};
+  }
+  write_file_atomic(path(kind, key, ".json"), entry.dump() + "\n");
 }
 
 }  // namespace edgeq

@@ -22,10 +22,16 @@ class StudyCache {
   explicit StudyCache(std::string dir);  // creates the folder
   // DIR/<kind>-<first 20 hex of key><ext>
   std::string path(const std::string& kind, const std::string& key, const std::string& ext) const;
-  // The step's JSON when present (and, when `artifact_ext` is given, its artifact too).
+  // The step's JSON when present (and, when `artifact_ext` is given, its artifact too, with the
+  // size and SHA-256 recorded when it was saved). An entry that is there but damaged (truncated,
+  // another key, an artifact changed or missing) is not used: `rejected` then says why.
   std::optional<nlohmann::json> load(const std::string& kind, const std::string& key,
-                                     const std::string& artifact_ext = "") const;
-  void save(const std::string& kind, const std::string& key, const nlohmann::json& j) const;
+                                     const std::string& artifact_ext = "",
+                                     std::string* rejected = nullptr) const;
+  // Records the step's JSON, and the size and SHA-256 of its artifact (DIR/<kind>-<key><ext>,
+  // written by the step before) when `artifact_ext` is given.
+  void save(const std::string& kind, const std::string& key, const nlohmann::json& j,
+            const std::string& artifact_ext = "") const;
 
  private:
   std::string dir_;

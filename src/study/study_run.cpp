@@ -33,7 +33,7 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 // Bump when a step's result changes meaning, so old cache entries are not reused.
-const std::string kCacheVersion = "study-cache-1";
+const std::string kCacheVersion = "study-cache-2";  // 2: artifacts recorded by size and hash
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -92,14 +92,16 @@ class StudyRunner {
                       const std::string& artifact_ext,
                       const std::function<nlohmann::json()>& compute) {
     const auto t0 = Clock::now();
-    std::optional<nlohmann::json> cached = cache_.load(kind, key, artifact_ext);
+    std::string rejected;
+    std::optional<nlohmann::json> cached = cache_.load(kind, key, artifact_ext, &rejected);
+    if (!rejected.empty()) log_ << "warning: cache entry " << rejected << "; computing it again\n";
     nlohmann::json j;
     if (cached) {
       j = *cached;
       ++result_.cached;
     } else {
       j = compute();
-      cache_.save(kind, key, j);
+      cache_.save(kind, key, j, artifact_ext);
     }
     progress_->done(what, seconds_since(t0), cached.has_value());
     return j;
