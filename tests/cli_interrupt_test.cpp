@@ -9,10 +9,14 @@
 #include <chrono>
 #include <filesystem>
 #include <thread>
+#include <vector>
 
 #include "cli_util.h"
 #include "core/file_io.h"
+#include "ir/onnx_io.h"
 #include "test_util.h"
+#include "vision/synthetic_scenes.h"
+#include "zoo/yolo11.h"
 
 namespace edgeq {
 namespace {
@@ -53,6 +57,56 @@ TEST(CliInterrupt, SigintStopsWeightRepairAndWritesNothing) {
   EXPECT_FALSE(fs::exists(out));
   for (const auto& e : fs::directory_iterator(d))  // no temp file left behind
     EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << e.path();
+}
+
+// The study stops before its next step; the steps it finished stay in the cache and the same
+// command goes on from there (they are not computed again).
+TEST(CliInterrupt, SigintStopsTheStudyAndKeepsFinishedSteps) {
+  const std::string d = test::temp_dir("cli_interrupt_study");
+  save_onnx(build_yolo11("yolo11n-pose", 320), d + "/m.onnx");
+  write_synthetic_scenes(d + "/calib", 2, 21);
+  write_synthetic_scenes(d + "/test", 2, 22);
+  const std::string err = d + "/err.txt", out = d + "/out";
+  const std::vector<std::string> args = {
+      "study",     "--models",     d + "/m.onnx", "--images",     d + "/calib", "--test",
+      d + "/test", "--schemes",    "w8a16,w8a8",  "--bench-runs", "1",          "--bench-warmup",
+      "0",         "--thumbnails", "0",           "--threads",    "1",          "--out",
+      out};
+  const std::string bin = test::edgeq_bin();
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::freopen((d + "/out.txt").c_str(), "w", stdout);
+    std::freopen(err.c_str(), "w", stderr);
+    std::vector<char*> argv{const_cast<char*>(bin.c_str())};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(bin.c_str(), argv.data());
+    _exit(127);
+  }
+  for (int wait = 0; wait < 6000; ++wait) {  // interrupt once the first quantize step is done
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (fs::exists(err) && read_file(err).find("quantize") != std::string::npos) break;
+  }
+  const auto sent = std::chrono::steady_clock::now();
+  kill(child, SIGINT);
+  int status = 0;
+  waitpid(child, &status, 0);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 130) << read_file(err);
+  EXPECT_LT(seconds, 5.0);
+  EXPECT_NE(read_file(err).find("the finished steps are kept in"), std::string::npos)
+      << read_file(err);
+  EXPECT_FALSE(fs::exists(out + "/data.json"));
+  // The same command again: it finishes, reusing what the interrupted run cached.
+  std::string cmd;
+  for (const std::string& a : args) cmd += test::shell_quote(a) + " ";
+  const test::CliResult again = test::run_cli(cmd);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_TRUE(fs::exists(out + "/data.json"));
+  EXPECT_EQ(again.out.find("(0 cached)"), std::string::npos) << again.out;
 }
 
 }  // namespace

@@ -13,6 +13,7 @@ struct Error : std::runtime_error {
 // Thrown when a progress callback asked to stop (edgeq/progress.h); nothing was written.
 struct Cancelled : Error {
   Cancelled() : Error("cancelled") {}
+  explicit Cancelled(const std::string& what_was_kept) : Error(what_was_kept) {}
 };
 
 }  // namespace edgeq

@@ -25,8 +25,9 @@ int run_command_line(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
-  } catch (const Cancelled&) {
-    std::cerr << "edgeq: interrupted; nothing written\n";
+  } catch (const Cancelled& e) {  // its message says what was kept, when anything was
+    const std::string kept = e.what();
+    std::cerr << "edgeq: interrupted; " << (kept == "cancelled" ? "nothing written" : kept) << "\n";
     return 130;
   } catch (const std::exception& e) {
     std::cerr << "edgeq: error: " << e.what() << "\n";

@@ -9,6 +9,7 @@
 #include "core/comma_list.h"
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/interrupt.h"
 #include "core/progress.h"
 #include "study/study_ledger.h"
 #include "study/study_run.h"
@@ -60,7 +61,17 @@ void run_study_cli(const StudyArgs& a, CLI::App* cmd) {
   if (given("--weight-repair")) o.weight_repair = a.o.weight_repair;
   check_study_options(o);
   LedgerRecorder ledger(a.ledger);
-  StudyResult r = run_study(o, std::cerr);
+  // Ctrl-C: the study stops before its next step (or inside weight repair and the search); the
+  // finished steps stay in the cache, so the same command goes on from there.
+  InterruptScope interrupt;
+  o.stop = [&interrupt] { return interrupt.interrupted(); };
+  StudyResult r;
+  try {
+    r = run_study(o, std::cerr);
+  } catch (const Cancelled&) {
+    throw Cancelled("the finished steps are kept in " + o.out +
+                    "/cache (the same command goes on from there); no data.json written");
+  }
   write_study(o, r);
   std::printf(
       "study: %zu runs, %zu steps (%zu cached) in %s\nwrote %s/data.json\nwrote %s/index.html\n",

@@ -2,6 +2,7 @@
 // from command-line flags or a JSON config with the same keys (study.json).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
@@ -44,6 +45,10 @@ struct StudyOptions {
   // Weight repair as `edgeq quantize --images` runs it (GPTQ under W8A16), on the calibration
   // sample (calib_n, seed).
   bool weight_repair = false;
+  // Asked between steps and inside weight repair and the search: true stops the study
+  // (edgeq::Cancelled); the steps already cached stay, so a rerun goes on from there. Not part
+  // of the configuration (not in the JSON form).
+  std::function<bool()> stop;
 };
 
 // The JSON form (every key optional except where run_study needs it; "models", "schemes" and

@@ -100,6 +100,7 @@ class StudyRunner {
       j = *cached;
       ++result_.cached;
     } else {
+      if (o_.stop && o_.stop()) throw Cancelled();
       j = compute();
       cache_.save(kind, key, j, artifact_ext);
     }

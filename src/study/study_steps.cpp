@@ -78,9 +78,9 @@ nlohmann::json quantize_step(const std::string& arm_path, const Stats& arm_stats
     q.repair.n = o.calib_n;
     q.repair.seed = o.seed;
   }
-  q.progress = [&log](const ProgressEvent& e) {
+  q.progress = [&log, &o](const ProgressEvent& e) {
     if (e.kind != ProgressEvent::Kind::kStep) log << "    " << e.message << "\n" << std::flush;
-    return true;
+    return !(o.stop && o.stop());
   };
   const QuantizedModel m = quantize(Model::load(arm_path), make_stats(arm_stats, arm_path), q);
   m.save(out_path);
