@@ -8,6 +8,7 @@
 #include "cli_util.h"
 #include "core/file_io.h"
 #include "core/sha256.h"
+#include "report/ledger.h"
 #include "report/sqlite_db.h"
 #include "test_util.h"
 
@@ -233,6 +234,31 @@ TEST(LedgerCli, CheckFailsW8A8AgainstW8A16AndPassesIdenticalRuns) {
   std::printf("%s", pass.out.c_str());
   EXPECT_EQ(pass.exit_code, 0) << pass.out << pass.err;
   EXPECT_NE(pass.out.find("0 of "), std::string::npos) << pass.out;
+}
+
+// A ledger written elsewhere (or edited) may hold control characters in its tags and command
+// lines: list / show / diff print them escaped, never raw into a terminal or CI log.
+TEST(LedgerCli, ControlCharactersArePrintedEscaped) {
+  const std::string dir = test::temp_dir("ledger_control");
+  const std::string l = dir + "/l.sqlite";
+  {
+    Ledger ledger(l, Ledger::Access::kWrite);
+    LedgerEntry e;
+    e.kind = "bench";
+    e.command_line = "edgeq bench \x1b[2J";
+    e.tag = "nightly\x1b[31m\r";
+    e.report = {{"median_ms", 1.0}};
+    ledger.record(e);
+    ledger.record(e);
+  }
+  for (const std::string cmd : {"ledger list ", "ledger show ", "ledger diff "}) {
+    const std::string extra = cmd == "ledger show " ? " @1" : cmd == "ledger diff " ? " @1 @2" : "";
+    const auto r = test::run_cli(cmd + test::shell_quote(l) + extra);
+    ASSERT_EQ(r.exit_code, 0) << cmd << r.err;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << cmd;
+    EXPECT_EQ(r.out.find('\r'), std::string::npos) << cmd;
+    EXPECT_NE(r.out.find("nightly\\x1b[31m\\x0d"), std::string::npos) << cmd << r.out;
+  }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/text_format.h"
 
 namespace edgeq {
 namespace {
@@ -169,13 +170,15 @@ constexpr const char* kRunColumns =
 LedgerRun run_from_row(const SqliteStatement& s) {
   LedgerRun r;
   r.id = s.integer(0);
-  r.time = s.text(1);
-  r.kind = s.text(2);
-  r.command_line = s.text(3);
-  r.tag = s.text(4);
-  r.model_sha256 = s.text(5);
-  r.output_sha256 = s.text(6);
-  r.options = s.text(7);
+  // Read back printable: a ledger written elsewhere (or edited) may hold control characters,
+  // and these fields go to terminals and CI logs.
+  r.time = printable(s.text(1));
+  r.kind = printable(s.text(2));
+  r.command_line = printable(s.text(3));
+  r.tag = printable(s.text(4));
+  r.model_sha256 = printable(s.text(5));
+  r.output_sha256 = printable(s.text(6));
+  r.options = printable(s.text(7));
   return r;
 }
 
@@ -195,7 +198,7 @@ LedgerRun Ledger::run(int64_t id) {
   LedgerRun r = run_from_row(s);
   SqliteStatement m(db_, "SELECT name, value FROM metrics WHERE run_id = ?1 ORDER BY name");
   m.bind(1, id);
-  while (m.step()) r.metrics.emplace_back(m.text(0), m.real(1));
+  while (m.step()) r.metrics.emplace_back(printable(m.text(0)), m.real(1));
   return r;
 }
 
@@ -211,7 +214,7 @@ std::optional<int64_t> Ledger::latest(const std::string& tag, const std::string&
 std::vector<std::string> Ledger::tags() {
   std::vector<std::string> out;
   SqliteStatement s(db_, "SELECT DISTINCT tag FROM runs WHERE tag != '' ORDER BY tag");
-  while (s.step()) out.push_back(s.text(0));
+  while (s.step()) out.push_back(printable(s.text(0)));
   return out;
 }
 
