@@ -8,11 +8,13 @@
 
 #include <chrono>
 #include <filesystem>
+#include <opencv2/imgcodecs.hpp>
 #include <thread>
 #include <vector>
 
 #include "cli_util.h"
 #include "core/file_io.h"
+#include "ir/cut.h"
 #include "ir/onnx_io.h"
 #include "test_util.h"
 #include "vision/synthetic_scenes.h"
@@ -107,6 +109,46 @@ TEST(CliInterrupt, SigintStopsTheStudyAndKeepsFinishedSteps) {
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_TRUE(fs::exists(out + "/data.json"));
   EXPECT_EQ(again.out.find("(0 cached)"), std::string::npos) << again.out;
+}
+
+// The probe stops at the next image: exit 130, no report written.
+TEST(CliInterrupt, SigintStopsTheProbeAndWritesNothing) {
+  const std::string d = test::temp_dir("cli_interrupt_probe");
+  fs::create_directories(d + "/img");
+  std::string csv = "image,label\n";
+  for (int i = 0; i < 60; ++i) {
+    const std::string name = "s" + std::to_string(i) + ".jpg";
+    cv::imwrite(d + "/img/" + name, synthetic_scene(i, 3, 160, 120));
+    csv += name + (i % 2 ? ",a\n" : ",b\n");
+  }
+  write_file_atomic(d + "/labels.csv", csv);
+  CutSpec spec;
+  spec.arm = Arm::kA;
+  save_onnx(cut_model(build_yolo11("yolo11n", 320), spec), d + "/armA.onnx");
+  const std::string err = d + "/err.txt", json = d + "/p.json";
+  const std::string bin = test::edgeq_bin();
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::freopen((d + "/out.txt").c_str(), "w", stdout);
+    std::freopen(err.c_str(), "w", stderr);
+    execl(bin.c_str(), bin.c_str(), "probe", "--model", (d + "/armA.onnx").c_str(), "--images",
+          (d + "/img").c_str(), "--labels", (d + "/labels.csv").c_str(), "--threads", "1", "--json",
+          json.c_str(), nullptr);
+    _exit(127);
+  }
+  for (int wait = 0; wait < 6000; ++wait) {  // interrupt once the features' progress shows
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (fs::exists(err) && read_file(err).find("features of") != std::string::npos) break;
+  }
+  kill(child, SIGINT);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 130) << read_file(err);
+  EXPECT_NE(read_file(err).find("interrupted; nothing written"), std::string::npos)
+      << read_file(err);
+  EXPECT_FALSE(fs::exists(json));
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 #include "cli/commands.h"
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/interrupt.h"
+#include "core/progress.h"
 #include "eval/probe_features.h"
 #include "vision/image_io.h"
 
@@ -28,11 +30,20 @@ void run_probe_cli(const ProbeArgs& a) {
                        {{"--json", a.json}});
   const ProbeLabels labels = read_probe_labels(a.labels, a.task);
   const std::vector<std::string> paths = probe_image_paths(labels, expand_image_paths(a.images));
-  const Eigen::MatrixXd f = model_features(a.model, paths, ExecMode::kSimulate, a.threads);
+  // A bar per model on stderr; Ctrl-C stops at the next image, nothing written.
+  InterruptScope interrupt;
+  auto features = [&](const std::string& model) {
+    Progress bar("features of " + model, paths.size());
+    return model_features(model, paths, ExecMode::kSimulate, a.threads, [&](size_t, size_t) {
+      bar.step();
+      return !interrupt.interrupted();
+    });
+  };
+  const Eigen::MatrixXd f = features(a.model);
   EDGEQ_CHECK(f.cols() <= kMaxFeatures, "probe: '", a.model, "' gives ", f.cols(),
               " features per image; probe pooled taps (edgeq cut --arm A)");
   Eigen::MatrixXd q;
-  if (!a.quantized.empty()) q = model_features(a.quantized, paths, ExecMode::kSimulate, a.threads);
+  if (!a.quantized.empty()) q = features(a.quantized);
   ProbeOptions opt;
   opt.folds = a.folds;
   opt.l2 = a.l2;

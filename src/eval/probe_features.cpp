@@ -1,5 +1,6 @@
 #include "eval/probe_features.h"
 
+#include "core/error.h"
 #include "ir/onnx_io.h"
 #include "vision/image_io.h"
 #include "vision/letterbox.h"
@@ -8,7 +9,8 @@
 namespace edgeq {
 
 Eigen::MatrixXd model_features(const std::string& model_path,
-                               const std::vector<std::string>& images, ExecMode exec, int threads) {
+                               const std::vector<std::string>& images, ExecMode exec, int threads,
+                               const std::function<bool(size_t, size_t)>& on_image) {
   Graph g = load_onnx(model_path);
   const std::string input = yolo_image_input(g).name;
   const int h = yolo_input_height(g), w = yolo_input_width(g);
@@ -32,6 +34,7 @@ Eigen::MatrixXd model_features(const std::string& model_path,
       x.resize(static_cast<Eigen::Index>(images.size()), static_cast<Eigen::Index>(row.size()));
     x.row(static_cast<Eigen::Index>(i)) =
         Eigen::Map<const Eigen::RowVectorXd>(row.data(), static_cast<Eigen::Index>(row.size()));
+    if (on_image && !on_image(i + 1, images.size())) throw Cancelled();
   }
   return x;
 }

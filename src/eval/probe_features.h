@@ -3,6 +3,7 @@
 // concatenated in output order.
 #pragma once
 #include <Eigen/Dense>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -10,7 +11,9 @@
 
 namespace edgeq {
 
+// After each image, `on_image(done, total)`; false stops the run (edgeq::Cancelled).
 Eigen::MatrixXd model_features(const std::string& model_path,
-                               const std::vector<std::string>& images, ExecMode exec, int threads);
+                               const std::vector<std::string>& images, ExecMode exec, int threads,
+                               const std::function<bool(size_t, size_t)>& on_image = {});
 
 }  // namespace edgeq
