@@ -111,6 +111,23 @@ TEST(Probe, LabelsCsvClassesValuesAndErrors) {
   EXPECT_EQ(probe_image_paths(c, {"/d/c.jpg", "/d/b.jpg", "/d/a.jpg"}),
             (std::vector<std::string>{"/d/a.jpg", "/d/b.jpg", "/d/c.jpg"}));
   EXPECT_THROW(probe_image_paths(c, {"/d/a.jpg"}), Error);
+  // Strict CSVs: a BOM and CRLF are read through; "1" and "1.0" are one class; a repeated image
+  // (it would sit in training and test folds at once) and a third column are refused by line.
+  const ProbeLabels bom = parse_probe_labels(
+      "\xEF\xBB\xBFimage,label\r\na.jpg,1\r\nb.jpg,1.0\r\n"
+      "c.jpg,2\r\n",
+      "t");
+  EXPECT_EQ(bom.images, (std::vector<std::string>{"a.jpg", "b.jpg", "c.jpg"}));
+  EXPECT_EQ(bom.class_names, (std::vector<std::string>{"1", "2"}));
+  EXPECT_EQ(bom.classes, (std::vector<int>{0, 0, 1}));
+  EXPECT_NE(test::error_of([] {
+              parse_probe_labels("a.jpg,x\nb.jpg,y\na.jpg,x\n", "t");
+            }).find("t:3: image 'a.jpg' is labelled again (first on line 1)"),
+            std::string::npos);
+  EXPECT_NE(test::error_of([] {
+              parse_probe_labels("a.jpg,x,extra\nb.jpg,y\n", "t");
+            }).find("t:1: expected 2 columns"),
+            std::string::npos);
 }
 
 TEST(Probe, FoldsAreStratified) {
@@ -186,6 +203,7 @@ TEST(ProbeCli, FindsBrightnessInPooledTaps) {
     csv += name + (bright ? ",bright\n" : ",dark\n");
   }
   write_file_atomic(dir + "/labels.csv", csv);
+  cv::imwrite(dir + "/img/unlabelled.jpg", synthetic_scene(99, 7, 320, 240));  // no row: a note
   Graph model = build_yolo11("yolo11n");
   CutSpec spec;
   spec.arm = Arm::kA;
@@ -195,6 +213,7 @@ TEST(ProbeCli, FindsBrightnessInPooledTaps) {
       test::run_cli("probe --model '" + dir + "/armA.onnx' --images '" + dir + "/img' --labels '" +
                     dir + "/labels.csv' --folds 4 --json '" + dir + "/p.json'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("note: 1 of the 17 images have no row in"), std::string::npos) << r.err;
   const nlohmann::json j = nlohmann::json::parse(read_file(dir + "/p.json"));
   EXPECT_EQ(j["task"], "classify");
   EXPECT_EQ(j["samples"], 16);

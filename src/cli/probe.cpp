@@ -29,7 +29,11 @@ void run_probe_cli(const ProbeArgs& a) {
   check_distinct_files({{"--model", a.model}, {"--quantized", a.quantized}, {"--labels", a.labels}},
                        {{"--json", a.json}});
   const ProbeLabels labels = read_probe_labels(a.labels, a.task);
-  const std::vector<std::string> paths = probe_image_paths(labels, expand_image_paths(a.images));
+  const std::vector<std::string> images = expand_image_paths(a.images);
+  const std::vector<std::string> paths = probe_image_paths(labels, images);
+  if (paths.size() < images.size())  // never dropped silently
+    std::cerr << "note: " << images.size() - paths.size() << " of the " << images.size()
+              << " images have no row in " << a.labels << " and are not probed\n";
   // A bar per model on stderr; Ctrl-C stops at the next image, nothing written.
   InterruptScope interrupt;
   auto features = [&](const std::string& model) {

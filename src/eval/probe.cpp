@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/text_format.h"
 #include "eval/linear_models.h"
 
 namespace edgeq {
@@ -72,18 +73,28 @@ ProbeLabels parse_probe_labels(const std::string& text, const std::string& what,
               "' is not auto, classify or regress");
   ProbeLabels l;
   std::vector<std::string> raw;
-  std::stringstream ss(text);
+  // A UTF-8 byte order mark (spreadsheet exports) is not part of the first name.
+  std::stringstream ss(text.rfind("\xEF\xBB\xBF", 0) == 0 ? text.substr(3) : text);
+  std::map<std::string, int> first_line;  // each image labelled once
   int line_no = 0;
   for (std::string line; std::getline(ss, line);) {
     ++line_no;
-    line = trim(line.substr(0, line.find('#')));
+    line = trim(line.substr(0, line.find('#')));  // trim drops a CRLF file's \r too
     if (line.empty()) continue;
-    const size_t comma = line.rfind(',');
+    const size_t comma = line.find(',');
     EDGEQ_CHECK(comma != std::string::npos, what, ":", line_no, ": expected 'image,label', got '",
                 line, "'");
+    EDGEQ_CHECK(line.find(',', comma + 1) == std::string::npos, what, ":", line_no,
+                ": expected 2 columns 'image,label', got ",
+                std::count(line.begin(), line.end(), ',') + 1,
+                " (names holding a comma are not supported)");
     const std::string image = trim(line.substr(0, comma)), label = trim(line.substr(comma + 1));
     if (l.images.empty() && raw.empty() && image == "image" && label == "label") continue;
     EDGEQ_CHECK(!image.empty() && !label.empty(), what, ":", line_no, ": empty image or label");
+    const auto [it, fresh] = first_line.emplace(image, line_no);
+    EDGEQ_CHECK(fresh, what, ":", line_no, ": image '", image,
+                "' is labelled again (first on line ", it->second,
+                "); a repeated image would sit in training and test folds at once");
     l.images.push_back(image);
     raw.push_back(label);
   }
@@ -107,8 +118,10 @@ ProbeLabels parse_probe_labels(const std::string& text, const std::string& what,
     return l;
   }
   l.task = ProbeTask::kClassify;
+  if (all_numbers)  // integer classes by value ("1" and "1.0" are one class), in numeric order
+    for (size_t i = 0; i < raw.size(); ++i) raw[i] = format_number("%.17g", values[i]);
   std::vector<std::string> names = raw;
-  if (all_numbers)  // integer classes in numeric order
+  if (all_numbers)
     std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
       return std::stod(a) < std::stod(b);
     });
