@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "cli_util.h"
@@ -199,6 +200,42 @@ TEST(CarelessInputCli, SymlinkLoopInAnImageFolderRunsEachPhotoOnce) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto frames = nlohmann::json::parse(read_file(s.dir + "/d.json"));
   EXPECT_EQ(frames.size(), 2u);
+}
+
+// A mosaic joins the labels of four files: files with different layouts (17 keypoints, none)
+// are refused before any work, naming both (augment used to write files mixing 5- and 56-number
+// lines that compare then rejected). One layout gives label files of that layout only.
+TEST(CarelessInputCli, AugmentRefusesLabelFilesOfTwoLayouts) {
+  const Scratch s = scratch("careless_augment_layouts");
+  fs::create_directories(s.dir + "/labels");
+  std::string pose = "0 0.5 0.5 0.4 0.6";
+  for (int k = 0; k < 17; ++k) pose += " 0.5 0.5 2";
+  write_file_atomic(s.dir + "/labels/000000000036.txt", pose + "\n");
+  write_file_atomic(s.dir + "/labels/000000000049.txt", "0 0.5 0.5 0.2 0.2\n");
+  const std::string cmd = "augment --images " + shell_quote(s.photos) + " --labels " +
+                          shell_quote(s.dir + "/labels") + " --n 4 --out ";
+  auto r = run_cli(cmd + shell_quote(s.dir + "/mixed"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("000000000049.txt has 0 keypoints per object but"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("000000000036.txt has 17"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(s.dir + "/mixed"));
+  write_file_atomic(s.dir + "/labels/000000000049.txt", pose + "\n" + pose + "\n");
+  r = run_cli(cmd + shell_quote(s.dir + "/ok"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t lines = 0;
+  for (const auto& e : fs::directory_iterator(s.dir + "/ok/labels")) {
+    std::istringstream in(read_file(e.path().string()));
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty()) continue;
+      std::istringstream words(line);
+      size_t n = 0;
+      for (std::string w; words >> w;) ++n;
+      EXPECT_EQ(n, 56u) << e.path() << ": " << line;
+      ++lines;
+    }
+  }
+  EXPECT_GT(lines, 0u);
 }
 
 }  // namespace

@@ -33,10 +33,22 @@ void run_augment(const AugmentArgs& a) {
   EDGEQ_CHECK(labels.enabled, "augment: no labels for '", a.images,
               "' (give --labels, or keep labels/ beside images/)");
   std::vector<LabelledImage> sources;
+  // One layout for the whole set (a mosaic joins labels of four files into one): the first file
+  // with objects sets the keypoint count, any other count is refused naming both files.
+  std::string layout_file;
+  size_t keypoints = 0;
   for (size_t i = 0; i < paths.size(); ++i) {
     LabelledImage im;
     im.bgr = read_image(paths[i]);
     im.labels = read_yolo_labels(labels.files[i], im.bgr.cols, im.bgr.rows);
+    if (!im.labels.empty() && layout_file.empty()) {
+      layout_file = labels.files[i];
+      keypoints = im.labels[0].kpts.size();
+    }
+    if (!im.labels.empty())
+      EDGEQ_CHECK(im.labels[0].kpts.size() == keypoints, "augment: ", labels.files[i], " has ",
+                  im.labels[0].kpts.size(), " keypoints per object but ", layout_file, " has ",
+                  keypoints, ": every label file of a set needs one layout");
     sources.push_back(std::move(im));
   }
   auto written = write_augmented_split(sources, a.out, opt);
