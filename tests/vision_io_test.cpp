@@ -1,6 +1,7 @@
 // Image listing / reading (including unreadable files), video frames, drawing, atomic image
 // writes and the detections JSON.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -138,6 +139,16 @@ TEST(VisionImageIo, VideoFrames) {
   EXPECT_EQ(n, 3);
   EXPECT_NE(error_of([&] { VideoFrameSource s(d / "none.mp4"); }).find("none.mp4"),
             std::string::npos);
+  // A FIFO named like a video is refused at once (it used to be handed to the decoder, which
+  // waits for a writer); /dev/null is no camera; a camera name that is no device is no camera.
+  const std::string fifo = d / "live.mp4";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(error_of([&] { open_frames(fifo); }).find("not a regular file"), std::string::npos)
+      << error_of([&] { open_frames(fifo); });
+  EXPECT_FALSE(is_camera_device("/dev/null"));
+  EXPECT_FALSE(is_camera_device("/dev/video"));
+  EXPECT_FALSE(is_camera_device(d / "video0"));
+  EXPECT_FALSE(is_video_path("/dev/videoX"));
 }
 
 TEST(VisionDraw, SkeletonIsUltralyticsCoco17) {

@@ -18,6 +18,7 @@ inline constexpr uint64_t kMaxModelBytes = 2ull << 30;    // protobuf's own limi
 inline constexpr uint64_t kMaxDataBytes = 4ull << 30;     // statistics, tensors (.npy)
 inline constexpr uint64_t kMaxTextBytes = 256ull << 20;   // JSON, CSV, label and list files
 inline constexpr uint64_t kMaxImageBytes = 512ull << 20;  // one photo
+inline constexpr uint64_t kMaxVideoBytes = 1ull << 40;    // a video file (read as a stream)
 
 // Fails with one line naming `path` unless it is a regular file (after symlinks) of at most
 // `max_bytes`; returns its size.

@@ -32,9 +32,19 @@ bool is_image_path(const std::string& path) {
   return e == ".jpg" || e == ".jpeg" || e == ".png" || e == ".bmp" || e == ".webp";
 }
 
+bool is_camera_device(const std::string& path) {
+  const std::string prefix = "/dev/video";
+  if (path.rfind(prefix, 0) != 0 || path.size() == prefix.size()) return false;
+  for (size_t i = prefix.size(); i < path.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(path[i]))) return false;
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
+}
+
 bool is_video_path(const std::string& path) {
   const std::string e = lower_ext(path);
-  return e == ".mp4" || e == ".avi" || e == ".mov" || e == ".mkv" || e == ".webm" || e == ".m4v";
+  return e == ".mp4" || e == ".avi" || e == ".mov" || e == ".mkv" || e == ".webm" || e == ".m4v" ||
+         is_camera_device(path);
 }
 
 // True when `head` (a file's first bytes) starts like a JPEG, PNG, BMP or WebP file.
@@ -150,6 +160,9 @@ VideoFrameSource::VideoFrameSource(const std::string& path) : impl_(std::make_un
   std::error_code ec;
   EDGEQ_CHECK(fs::exists(path, ec), "video not found: ", path);
   EDGEQ_CHECK(!fs::is_directory(path, ec), "expected a video file, got a folder: ", path);
+  // A video file, or a camera (/dev/videoN); never another device, a FIFO or a /proc file.
+  const bool camera = is_camera_device(path);
+  if (!camera) require_regular_file(path, kMaxVideoBytes);
   impl_->path = path;
   // OpenCV's FFmpeg backend prints decoder errors (a corrupt frame: "[mjpeg @ 0x...] No JPEG
   // data found") on top of our one line per bad frame; quiet it unless the user chose a level.
@@ -162,7 +175,7 @@ VideoFrameSource::VideoFrameSource(const std::string& path) : impl_(std::make_un
   // which no log level silences.
   const auto level = cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
   const int backend =
-      cv::videoio_registry::hasBackend(cv::CAP_FFMPEG) ? cv::CAP_FFMPEG : cv::CAP_ANY;
+      !camera && cv::videoio_registry::hasBackend(cv::CAP_FFMPEG) ? cv::CAP_FFMPEG : cv::CAP_ANY;
   try {
     opened = impl_->cap.open(path, backend);
   } catch (const cv::Exception&) {  // some backends throw on garbage

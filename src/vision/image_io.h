@@ -14,8 +14,11 @@ cv::Mat read_image(const std::string& path);
 
 // True for the extensions edgeq treats as images: jpg, jpeg, png, bmp, webp (any case).
 bool is_image_path(const std::string& path);
-// True for common video containers: mp4, avi, mov, mkv, webm, m4v.
+// True for common video containers (mp4, avi, mov, mkv, webm, m4v) and for a camera.
 bool is_video_path(const std::string& path);
+// True for /dev/videoN when it is a character device: a camera, read frame by frame until
+// Ctrl-C. The one device edgeq reads; every other input must be a regular file.
+bool is_camera_device(const std::string& path);
 
 // Image files under `dir` (recursive), sorted by path. Throws when `dir` is not a folder.
 std::vector<std::string> list_images(const std::string& dir);
