@@ -24,38 +24,60 @@ namespace edgeq {
 namespace {
 namespace fs = std::filesystem;
 
+// What a run of the program did after a SIGINT.
+struct Interrupted {
+  int exit_code = -1;  // -1 when a signal killed it
+  std::string err;     // its stderr
+  double seconds = 0;  // from the SIGINT to its exit
+};
+
+// Runs the program with `args` (stdout and stderr to files in `dir`), sends SIGINT once its
+// stderr shows `when` (or after 60 s), and waits for it.
+Interrupted interrupt_when(const std::vector<std::string>& args, const std::string& dir,
+                           const std::string& when) {
+  const std::string bin = test::edgeq_bin(), err = dir + "/err.txt";
+  const pid_t child = fork();
+  if (child == 0) {
+    std::freopen((dir + "/out.txt").c_str(), "w", stdout);
+    std::freopen(err.c_str(), "w", stderr);
+    std::vector<char*> argv{const_cast<char*>(bin.c_str())};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(bin.c_str(), argv.data());
+    _exit(127);
+  }
+  Interrupted r;
+  if (child < 0) return r;
+  for (int wait = 0; wait < 6000; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (fs::exists(err) && read_file(err).find(when) != std::string::npos) break;
+  }
+  const auto sent = std::chrono::steady_clock::now();
+  kill(child, SIGINT);
+  int status = 0;
+  waitpid(child, &status, 0);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = read_file(err);
+  return r;
+}
+
 TEST(CliInterrupt, SigintStopsWeightRepairAndWritesNothing) {
   const test::CliModelFixture& fx = test::cli_model_fixture();
   const std::string d = test::temp_dir("cli_interrupt");
-  const std::string stats = d + "/s.cbor", out = d + "/q.onnx", err = d + "/err.txt";
+  const std::string stats = d + "/s.cbor", out = d + "/q.onnx";
   const test::CliResult cal =
       test::run_cli("calibrate --model " + test::shell_quote(fx.model) + " --images " +
                     test::shell_quote(fx.images) + " --n 2 --out " + test::shell_quote(stats));
   ASSERT_EQ(cal.exit_code, 0) << cal.err;
-  const std::string bin = test::edgeq_bin();
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    std::freopen((d + "/out.txt").c_str(), "w", stdout);
-    std::freopen(err.c_str(), "w", stderr);
-    execl(bin.c_str(), bin.c_str(), "quantize", "--model", fx.model.c_str(), "--stats",
-          stats.c_str(), "--scheme", "w8a16", "--images", fx.images.c_str(), "--threads", "1",
-          "--out", out.c_str(), nullptr);
-    _exit(127);
-  }
   // Weight repair (GPTQ on the 8 photos, one thread) takes several seconds: interrupt once its
   // progress shows.
-  for (int wait = 0; wait < 6000; ++wait) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    if (fs::exists(err) && read_file(err).find("weight repair") != std::string::npos) break;
-  }
-  kill(child, SIGINT);
-  int status = 0;
-  waitpid(child, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
-  EXPECT_EQ(WEXITSTATUS(status), 130) << read_file(err);
-  EXPECT_NE(read_file(err).find("interrupted; nothing written"), std::string::npos)
-      << read_file(err);
+  const Interrupted r =
+      interrupt_when({"quantize", "--model", fx.model, "--stats", stats, "--scheme", "w8a16",
+                      "--images", fx.images, "--threads", "1", "--out", out},
+                     d, "weight repair");
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_NE(r.err.find("interrupted; nothing written"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out));
   for (const auto& e : fs::directory_iterator(d))  // no temp file left behind
     EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << e.path();
@@ -68,39 +90,17 @@ TEST(CliInterrupt, SigintStopsTheStudyAndKeepsFinishedSteps) {
   save_onnx(build_yolo11("yolo11n-pose", 320), d + "/m.onnx");
   write_synthetic_scenes(d + "/calib", 2, 21);
   write_synthetic_scenes(d + "/test", 2, 22);
-  const std::string err = d + "/err.txt", out = d + "/out";
+  const std::string out = d + "/out";
   const std::vector<std::string> args = {
       "study",     "--models",     d + "/m.onnx", "--images",     d + "/calib", "--test",
       d + "/test", "--schemes",    "w8a16,w8a8",  "--bench-runs", "1",          "--bench-warmup",
       "0",         "--thumbnails", "0",           "--threads",    "1",          "--out",
       out};
-  const std::string bin = test::edgeq_bin();
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    std::freopen((d + "/out.txt").c_str(), "w", stdout);
-    std::freopen(err.c_str(), "w", stderr);
-    std::vector<char*> argv{const_cast<char*>(bin.c_str())};
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(bin.c_str(), argv.data());
-    _exit(127);
-  }
-  for (int wait = 0; wait < 6000; ++wait) {  // interrupt once the first quantize step is done
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    if (fs::exists(err) && read_file(err).find("quantize") != std::string::npos) break;
-  }
-  const auto sent = std::chrono::steady_clock::now();
-  kill(child, SIGINT);
-  int status = 0;
-  waitpid(child, &status, 0);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
-  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
-  EXPECT_EQ(WEXITSTATUS(status), 130) << read_file(err);
-  EXPECT_LT(seconds, 5.0);
-  EXPECT_NE(read_file(err).find("the finished steps are kept in"), std::string::npos)
-      << read_file(err);
+  // Interrupt once the first quantize step is done.
+  const Interrupted r = interrupt_when(args, d, "quantize");
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_LT(r.seconds, 5.0);
+  EXPECT_NE(r.err.find("the finished steps are kept in"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out + "/data.json"));
   // The same command again: it finishes, reusing what the interrupted run cached.
   std::string cmd;
@@ -125,29 +125,14 @@ TEST(CliInterrupt, SigintStopsTheProbeAndWritesNothing) {
   CutSpec spec;
   spec.arm = Arm::kA;
   save_onnx(cut_model(build_yolo11("yolo11n", 320), spec), d + "/armA.onnx");
-  const std::string err = d + "/err.txt", json = d + "/p.json";
-  const std::string bin = test::edgeq_bin();
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    std::freopen((d + "/out.txt").c_str(), "w", stdout);
-    std::freopen(err.c_str(), "w", stderr);
-    execl(bin.c_str(), bin.c_str(), "probe", "--model", (d + "/armA.onnx").c_str(), "--images",
-          (d + "/img").c_str(), "--labels", (d + "/labels.csv").c_str(), "--threads", "1", "--json",
-          json.c_str(), nullptr);
-    _exit(127);
-  }
-  for (int wait = 0; wait < 6000; ++wait) {  // interrupt once the features' progress shows
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    if (fs::exists(err) && read_file(err).find("features of") != std::string::npos) break;
-  }
-  kill(child, SIGINT);
-  int status = 0;
-  waitpid(child, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
-  EXPECT_EQ(WEXITSTATUS(status), 130) << read_file(err);
-  EXPECT_NE(read_file(err).find("interrupted; nothing written"), std::string::npos)
-      << read_file(err);
+  const std::string json = d + "/p.json";
+  // Interrupt once the features' progress shows.
+  const Interrupted r =
+      interrupt_when({"probe", "--model", d + "/armA.onnx", "--images", d + "/img", "--labels",
+                      d + "/labels.csv", "--threads", "1", "--json", json},
+                     d, "features of");
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_NE(r.err.find("interrupted; nothing written"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(json));
 }
 
