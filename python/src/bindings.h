@@ -61,6 +61,8 @@ ImageFrame frame_from_array(const py::handle& array, const std::string& what);
 // arrays, as an image source.
 ImageSource image_source(const py::handle& images);
 bool is_path(const py::handle& obj);
+// The Python type's name of `obj`, for messages ("int", "ndarray").
+std::string type_name(const py::handle& obj);
 // The images a path holds (a folder, recursively; a list file; one image), in order.
 std::vector<std::string> image_names(const py::object& path);
 std::string path_string(const py::handle& obj);

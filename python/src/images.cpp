@@ -8,6 +8,10 @@ bool is_path(const py::handle& obj) {
   return py::isinstance<py::str>(obj) || py::hasattr(obj, "__fspath__");
 }
 
+std::string type_name(const py::handle& obj) {
+  return py::str(py::type::of(obj).attr("__name__")).cast<std::string>();
+}
+
 std::string path_string(const py::handle& obj) {
   return py::str(py::module_::import("os").attr("fspath")(obj)).cast<std::string>();
 }
@@ -15,7 +19,7 @@ std::string path_string(const py::handle& obj) {
 ImageFrame frame_from_array(const py::handle& obj, const std::string& what) {
   if (!py::isinstance<py::array>(obj))
     throw Error(what + ": expected a path or a numpy array HxWx3 uint8 (BGR), got " +
-                py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
+                type_name(obj));
   const py::array a = py::reinterpret_borrow<py::array>(obj);
   if (!a.dtype().is(py::dtype::of<uint8_t>()))
     throw Error(what + ": expected dtype uint8 (BGR pixels), got " +

@@ -31,8 +31,7 @@ Model model_from(const py::object& source, const std::optional<std::string>& nam
   else if (py::hasattr(source, "SerializeToString"))  // an onnx.ModelProto
     bytes = source.attr("SerializeToString")().cast<std::string>();
   else
-    throw Error("Model: expected a path, bytes or an onnx.ModelProto, got " +
-                py::str(py::type::of(source).attr("__name__")).cast<std::string>());
+    throw Error("Model: expected a path, bytes or an onnx.ModelProto, got " + type_name(source));
   const std::string n = name.value_or("model");
   py::gil_scoped_release release;
   return Model::from_bytes(std::move(bytes), n);

@@ -8,8 +8,7 @@ T option(const std::string& key, const py::handle& v, const char* expected) {
   try {
     return v.cast<T>();
   } catch (const py::cast_error&) {
-    throw Error("quantize: option '" + key + "' expects " + expected + ", got " +
-                py::str(py::type::of(v).attr("__name__")).cast<std::string>());
+    throw Error("quantize: option '" + key + "' expects " + expected + ", got " + type_name(v));
   }
 }
 
