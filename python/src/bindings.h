@@ -64,7 +64,11 @@ bool is_path(const py::handle& obj);
 // The Python type's name of `obj`, for messages ("int", "ndarray").
 std::string type_name(const py::handle& obj);
 // The images a path holds (a folder, recursively; a list file; one image), in order.
-std::vector<std::string> image_names(const py::object& path);
+py::list image_names(const py::object& path);
+// A str or os.PathLike path as the bytes the file system names (os.fsencode: a str from
+// os.listdir holding a name that is not UTF-8 gives its bytes back).
 std::string path_string(const py::handle& obj);
+// A file name from the library as Python's str for it (os.fsdecode, the inverse).
+py::object path_object(const std::string& path);
 
 }  // namespace edgeq::python

@@ -13,7 +13,11 @@ std::string type_name(const py::handle& obj) {
 }
 
 std::string path_string(const py::handle& obj) {
-  return py::str(py::module_::import("os").attr("fspath")(obj)).cast<std::string>();
+  return py::module_::import("os").attr("fsencode")(obj).cast<std::string>();
+}
+
+py::object path_object(const std::string& path) {
+  return py::module_::import("os").attr("fsdecode")(py::bytes(path));
 }
 
 ImageFrame frame_from_array(const py::handle& obj, const std::string& what) {
@@ -63,10 +67,10 @@ ImageSource image_source(const py::handle& images) {
                        : ImageSource::from_files(paths);
 }
 
-std::vector<std::string> image_names(const py::object& path) {
+py::list image_names(const py::object& path) {
   const ImageSource source = ImageSource::from_path(path_string(path));
-  std::vector<std::string> names;
-  for (size_t i = 0; i < source.size(); ++i) names.push_back(source.name(i));
+  py::list names;
+  for (size_t i = 0; i < source.size(); ++i) names.append(path_object(source.name(i)));
   return names;
 }
 

@@ -1,5 +1,7 @@
 // The Python module edgeq._edgeq: the library API (include/edgeq/) for Python. The public names
 // and their documentation are in python/edgeq/__init__.py, which wraps these.
+#include <cstring>
+
 #include "bindings.h"
 
 namespace edgeq::python {
@@ -7,6 +9,15 @@ namespace {
 
 PyObject* error_type = nullptr;  // the Python classes, kept for the life of the interpreter
 PyObject* cancelled_type = nullptr;
+
+// Raises `type` with `message`; bytes of a file name that are not UTF-8 show as \xNN.
+void set_error(PyObject* type, const char* message) {
+  PyObject* text = PyUnicode_DecodeUTF8(message, static_cast<Py_ssize_t>(std::strlen(message)),
+                                        "backslashreplace");
+  if (text == nullptr) return;  // the decoding error is the one raised
+  PyErr_SetObject(type, text);
+  Py_DECREF(text);
+}
 
 void register_errors(py::module_& m) {
   auto* error = new py::exception<Error>(m, "Error");
@@ -25,9 +36,9 @@ void register_errors(py::module_& m) {
     } catch (const std::bad_alloc&) {
       throw;
     } catch (const Cancelled& e) {
-      PyErr_SetString(cancelled_type, e.what());
+      set_error(cancelled_type, e.what());
     } catch (const std::exception& e) {  // edgeq::Error and any library exception
-      PyErr_SetString(error_type, e.what());
+      set_error(error_type, e.what());
     }
   });
 }

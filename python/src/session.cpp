@@ -41,8 +41,9 @@ py::tuple result_tuple(const std::string& name, const std::vector<Session::Detec
       kc(i, j) = has ? d.keypoints[static_cast<size_t>(j)].conf : 0.f;
     }
   }
-  if (keypoints == 0) return py::make_tuple(name, xyxy, conf, cls, py::none(), py::none());
-  return py::make_tuple(name, xyxy, conf, cls, kxy, kconf);
+  const py::object shown = path_object(name);
+  if (keypoints == 0) return py::make_tuple(shown, xyxy, conf, cls, py::none(), py::none());
+  return py::make_tuple(shown, xyxy, conf, cls, kxy, kconf);
 }
 
 struct PySession {

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/json_text.h"
 
 namespace edgeq {
 
@@ -13,7 +14,7 @@ std::string mixed_set_to_json(const MixedSet& m) {
   nlohmann::json r = nlohmann::json::array();
   for (const auto& [v, e] : m.ranking) r.push_back({{"value", v}, {"loss", e}});
   j["ranking"] = r;
-  return j.dump(2) + "\n";
+  return json_text(j, 2) + "\n";
 }
 
 void save_mixed_set(const MixedSet& m, const std::string& path) {
@@ -26,7 +27,7 @@ std::set<std::string> parse_mixed_set(const std::string& text, const std::string
   if (first != std::string::npos && (text[first] == '{' || text[first] == '[')) {
     nlohmann::json j;
     try {
-      j = nlohmann::json::parse(text);
+      j = parse_json_text(text);
     } catch (const std::exception& e) {
       fail(what, ": not valid JSON (", e.what(), ")");
     }

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/json_text.h"
 
 namespace edgeq {
 namespace {
@@ -29,10 +30,10 @@ std::string TargetOps::note(const std::string& op_type) const {
   return "";
 }
 
-TargetOps parse_target(const std::string& json_text, const std::string& what) {
+TargetOps parse_target(const std::string& text, const std::string& what) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(json_text);
+    j = parse_json_text(text);
   } catch (const std::exception& e) {
     fail(what, ": not valid JSON (", e.what(), ")");
   }

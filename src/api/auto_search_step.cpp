@@ -3,6 +3,7 @@
 #include "analysis/mixed_search.h"
 #include "api/quantize_steps.h"
 #include "core/error.h"
+#include "core/json_text.h"
 #include "vision/letterbox.h"
 #include "vision/yolo_model.h"
 
@@ -78,7 +79,7 @@ AutoSearchReport auto_search_step(const QuantizeOptions& o, const Graph& g, cons
   rep.loss = r.loss;
   rep.base = detection_error(r.base_metrics);
   rep.result = detection_error(r.metrics);
-  rep.log_json = log_json(r, o.search.percent, images.size()).dump(2) + "\n";
+  rep.log_json = json_text(log_json(r, o.search.percent, images.size()), 2) + "\n";
   return rep;
 }
 

@@ -1,6 +1,7 @@
 #include "edgeq/compare.h"
 
 #include "api/api_impl.h"
+#include "core/json_text.h"
 #include "eval/compare.h"
 #include "eval/compare_report.h"
 #include "runtime/int8_pairs.h"
@@ -51,7 +52,7 @@ CompareReport compare(const Model& reference, const Model& test, const std::stri
   out.test_box_map50_95 = rep.test_metrics.box.map50_95;
   out.ref_pose_map50_95 = rep.ref_metrics.pose.map50_95;
   out.test_pose_map50_95 = rep.test_metrics.pose.map50_95;
-  out.json = compare_report_json(rep).dump(2);
+  out.json = json_text(compare_report_json(rep), 2);
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include "analysis/sensitivity.h"
 #include "api/api_impl.h"
 #include "core/error.h"
+#include "core/json_text.h"
 #include "ir/onnx_io.h"
 #include "quant/quant_plan.h"
 #include "vision/letterbox.h"
@@ -145,7 +146,7 @@ DoctorReport doctor(const Model& model, const DoctorOptions& o) {
                         {"blocks", rows_json(rep.blocks)},
                         {"a16", rep.mixed}};
   }
-  rep.json = j.dump(2);
+  rep.json = json_text(j, 2);
   return rep;
 }
 

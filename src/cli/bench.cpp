@@ -14,6 +14,7 @@
 #include "cli/ledger_options.h"
 #include "cli/run_options.h"
 #include "core/file_io.h"
+#include "core/json_text.h"
 #include "core/process_stats.h"
 #include "core/simd.h"
 #include "core/worker_threads.h"
@@ -110,7 +111,7 @@ void run_bench(const BenchArgs& a) {
                               {"threads_per_worker", each}, {"runs", a.runs},
                               {"warmup", a.warmup},         {"throughput_ms_per_run", ms},
                               {"peak_rss_bytes", rss}};
-    if (!a.json.empty()) write_file_atomic(a.json, j.dump(2) + "\n");
+    if (!a.json.empty()) write_file_atomic(a.json, json_text(j, 2) + "\n");
     ledger.record("bench", j, a.model, a.json);
     return;
   }
@@ -150,7 +151,7 @@ void run_bench(const BenchArgs& a) {
                             {"arena_bytes", ex.arena_bytes()},
                             {"weight_bytes", ex.weight_bytes()},
                             {"samples_ms", ms}};
-  if (!a.json.empty()) write_file_atomic(a.json, j.dump(2) + "\n");
+  if (!a.json.empty()) write_file_atomic(a.json, json_text(j, 2) + "\n");
   ledger.record("bench", j, a.model, a.json);
 }
 

@@ -9,6 +9,7 @@
 #include "cli/model_input.h"
 #include "cli/progress_printer.h"
 #include "core/file_io.h"
+#include "core/json_text.h"
 #include "core/process_stats.h"
 #include "core/progress.h"
 #include "quant/calibration_images.h"
@@ -54,7 +55,7 @@ void run_calibrate(CalibrateArgs& a) {
                                  {"values_read", run.values_read},
                                  {"values_derived", run.values_derived},
                                  {"peak_rss_bytes", peak_rss_bytes()}};
-  if (!a.json.empty()) write_file_atomic(a.json, report.dump(2) + "\n");
+  if (!a.json.empty()) write_file_atomic(a.json, json_text(report, 2) + "\n");
   std::printf(
       "%zu values: %zu read, %zu derived from their inputs; histograms bin %s; peak RSS "
       "%.1f MiB\nwrote %s\n",

@@ -9,6 +9,7 @@
 #include "cli/ledger_options.h"
 #include "cli/run_options.h"
 #include "core/file_io.h"
+#include "core/json_text.h"
 #include "eval/compare_report.h"
 
 namespace edgeq::cli {
@@ -60,7 +61,7 @@ void register_compare(CLI::App& app) {
     CompareResult rep = run_compare(*a, *quiet ? nullptr : &std::cerr);
     print_compare_report(rep, std::cout);
     const nlohmann::json report = compare_report_json(rep);
-    if (!json->empty()) write_file_atomic(*json, report.dump(2) + "\n");
+    if (!json->empty()) write_file_atomic(*json, json_text(report, 2) + "\n");
     recorder.record("compare", report, a->test_model, *json);
   });
 }

@@ -5,6 +5,7 @@
 #include "analysis/model_summary.h"
 #include "cli/commands.h"
 #include "core/file_io.h"
+#include "core/json_text.h"
 #include "ir/onnx_io.h"
 
 namespace edgeq::cli {
@@ -22,7 +23,7 @@ void run_inspect(const InspectArgs& a) {
   if (!a.json.empty()) {
     nlohmann::json j = summary_to_json(s);
     j["model"] = a.model;
-    write_file_atomic(a.json, j.dump(2) + "\n");
+    write_file_atomic(a.json, json_text(j, 2) + "\n");
   }
 }
 

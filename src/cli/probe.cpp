@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/interrupt.h"
+#include "core/json_text.h"
 #include "core/progress.h"
 #include "eval/probe_features.h"
 #include "vision/image_io.h"
@@ -62,7 +63,7 @@ void run_probe_cli(const ProbeArgs& a) {
         "  frozen     %.4f   (FP32-trained probe on quantized features)\n  retrained  %.4f"
         "   (trained on quantized features)\n",
         r.frozen.score, r.retrained.score);
-  if (!a.json.empty()) write_file_atomic(a.json, probe_result_json(r).dump(2) + "\n");
+  if (!a.json.empty()) write_file_atomic(a.json, json_text(probe_result_json(r), 2) + "\n");
 }
 
 }  // namespace

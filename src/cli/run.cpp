@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/interrupt.h"
+#include "core/json_text.h"
 #include "core/process_stats.h"
 #include "deploy/detector.h"
 #include "deploy/frame_outputs.h"
@@ -84,7 +85,7 @@ void run_run(const RunArgs& a) {
 
   outputs.finish();
   const nlohmann::json report = run_report_json(rep);
-  if (!a.report.empty()) write_file_atomic(a.report, report.dump(2) + "\n");
+  if (!a.report.empty()) write_file_atomic(a.report, json_text(report, 2) + "\n");
   print_run_summary(rep, std::cout);
   std::cout << std::flush;
   if (rep.stats.interrupted) throw CLI::RuntimeError(130);  // what finished is written

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/interrupt.h"
+#include "core/json_text.h"
 #include "core/progress.h"
 #include "study/study_ledger.h"
 #include "study/study_run.h"
@@ -28,7 +29,7 @@ void run_study_cli(const StudyArgs& a, CLI::App* cmd) {
   if (!a.config.empty()) {
     nlohmann::json j;
     try {
-      j = nlohmann::json::parse(read_file(a.config, kMaxTextBytes));
+      j = parse_json_text(read_file(a.config, kMaxTextBytes));
     } catch (const nlohmann::json::exception& e) {
       fail("--config ", a.config, ": not JSON (", e.what(), ")");
     }

@@ -4,6 +4,7 @@
 #include <iomanip>
 
 #include "core/error.h"
+#include "core/json_text.h"
 #include "vision/detections_json.h"
 #include "vision/draw.h"
 #include "vision/image_io.h"
@@ -41,7 +42,7 @@ void FrameOutputs::write(const FrameWork& w, const YoloLayout& layout) {
                 << w.stage_ms[static_cast<int>(Stage::kInfer)] << " ms" << std::defaultfloat
                 << "\n";
   if (json_) {
-    const std::string entry = detections_to_json(w.frame.name, w.detections).dump();
+    const std::string entry = json_text(detections_to_json(w.frame.name, w.detections));
     json_->write(single_image_ ? entry : (frames_ == 0 ? "[" : ",") + entry);
   }
   if (!opt_.draw.empty()) {

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/json_text.h"
 
 namespace edgeq {
 namespace {
@@ -173,13 +174,13 @@ std::string encodings_to_json(const EncodingSet& set, const std::string& version
     }
     j[kSections[s]] = std::move(section);
   }
-  return j.dump(2) + "\n";
+  return json_text(j, 2) + "\n";
 }
 
 EncodingSet encodings_from_json(const std::string& text, const std::string& what) {
   json j;
   try {
-    j = json::parse(text);
+    j = parse_json_text(text);
   } catch (const json::exception& e) {
     fail(what, ": not valid JSON (", e.what(), ")");
   }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/json_text.h"
 
 namespace edgeq {
 
@@ -41,11 +42,11 @@ Qdq16 parse_qdq16(const std::string& s) {
   fail("unknown 16-bit Q/DQ form '", s, "' (choose auto, contrib or opset21)");
 }
 
-std::map<std::string, TensorOverride> parse_overrides(const std::string& json_text,
+std::map<std::string, TensorOverride> parse_overrides(const std::string& text,
                                                       const std::string& what) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(json_text);
+    j = parse_json_text(text);
   } catch (const nlohmann::json::exception& e) {
     fail(what, ": not valid JSON (", e.what(), ")");
   }

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/json_text.h"
 
 namespace edgeq {
 namespace {
@@ -70,7 +71,7 @@ void save_stats(const Stats& s, const std::string& path) {
                       {"values", std::move(values)}};
   std::string bytes;
   if (ends_with(path, ".json")) {
-    bytes = j.dump() + "\n";
+    bytes = json_text(j) + "\n";
   } else {
     std::vector<uint8_t> cbor = nlohmann::json::to_cbor(j);
     bytes.assign(cbor.begin(), cbor.end());
@@ -87,7 +88,7 @@ Stats parse_stats(const std::string& bytes, const std::string& path) {
   try {
     size_t first = bytes.find_first_not_of(" \t\r\n");
     if (first != std::string::npos && bytes[first] == '{')
-      j = nlohmann::json::parse(bytes);
+      j = parse_json_text(bytes);
     else
       j = nlohmann::json::from_cbor(bytes);
   } catch (const nlohmann::json::exception&) {

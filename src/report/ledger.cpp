@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/json_text.h"
 #include "core/text_format.h"
 
 namespace edgeq {
@@ -129,7 +130,7 @@ int64_t Ledger::record(const LedgerEntry& e) {
   run.bind(1, utc_now()).bind(2, e.kind).bind(3, e.command_line).bind(4, e.tag);
   bind_text_or_null(run, 5, e.model_sha256);
   bind_text_or_null(run, 6, e.output_sha256);
-  run.bind(7, e.options.dump());
+  run.bind(7, json_text(e.options));
   run.step();
   const int64_t id = db_.last_insert_id();
 

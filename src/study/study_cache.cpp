@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/json_text.h"
 #include "core/sha256.h"
 
 namespace edgeq {
@@ -49,7 +50,7 @@ std::optional<nlohmann::json> StudyCache::load(const std::string& kind, const st
   };
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(read_file(p));
+    j = parse_json_text(read_file(p));
   } catch (const std::exception&) {
     return reject("not valid JSON (truncated?)");
   }
@@ -78,7 +79,7 @@ void StudyCache::save(const std::string& kind, const std::string& key, const nlo
     const std::string a = path(kind, key, artifact_ext);
     entry["artifact"] = {{"size", std::filesystem::file_size(a)}, {"sha256", file_sha256(a)}};
   }
-  write_file_atomic(path(kind, key, ".json"), entry.dump() + "\n");
+  write_file_atomic(path(kind, key, ".json"), json_text(entry) + "\n");
 }
 
 }  // namespace edgeq

@@ -1,6 +1,7 @@
 #include "study/study_report.h"
 
 #include "core/error.h"
+#include "core/json_text.h"
 
 namespace edgeq {
 namespace {
@@ -19,7 +20,8 @@ void replace_once(std::string& s, const std::string& what, const std::string& wi
 }  // namespace
 
 std::string json_for_script(const nlohmann::json& j) {
-  const std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  // Names that are not UTF-8 keep their bytes as \udcXX escapes (core/json_text.h).
+  const std::string text = json_text(j);
   // Inside a script element "</" ends it and "<!--" changes how the parser reads on, and U+2028 /
   // U+2029 end a line in older JavaScript: every <, >, & and those two as \u escapes (these
   // characters only occur inside JSON strings, where the escapes mean the same).

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/json_text.h"
 #include "core/sha256.h"
 #include "eval/label_source.h"
 #include "ir/cut.h"
@@ -390,7 +391,7 @@ StudyResult run_study(const StudyOptions& o, std::ostream& log) {
 
 void write_study(const StudyOptions& o, const StudyResult& r) {
   ensure_dir(o.out);
-  write_file_atomic(o.out + "/data.json", r.data.dump(1) + "\n");
+  write_file_atomic(o.out + "/data.json", json_text(r.data, 1) + "\n");
   write_file_atomic(o.out + "/index.html", study_report_html(r.data, r.thumbnails));
 }
 

@@ -25,6 +25,7 @@ def edgeq_bin():
 def run_cli(edgeq_bin):
     def run(*args, check=True):
         p = subprocess.run([edgeq_bin, *map(str, args)], capture_output=True, text=True,
+                           errors="surrogateescape",
                            env={**os.environ, "GOMP_SPINCOUNT": "5000"})
         if check:
             assert p.returncode == 0, p.stderr

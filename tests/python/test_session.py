@@ -1,5 +1,6 @@
 """edgeq.Session: detections as `edgeq run --json` writes them, tensors, threads, memory."""
 import json
+import os
 import resource
 import threading
 
@@ -149,3 +150,21 @@ def test_a_thousand_predicts_do_not_grow_memory(zoo_session, scenes):
     for _ in range(1000):
         zoo_session.predict(frame)
     assert rss_kib() <= before * 1.05, (before, rss_kib())
+
+
+def test_file_names_that_are_not_utf8_keep_their_bytes(zoo_session, zoo_pose_path, scenes, tmp_path,
+                                                       run_cli):
+    folder = tmp_path / os.fsdecode(b"caf\xe9")  # Latin-1, not UTF-8
+    folder.mkdir()
+    names = [os.fsdecode(b"a\xff.bmp"), "b.bmp"]
+    for name, frame in zip(names, scenes):
+        write_bmp(folder / name, frame)
+    got = zoo_session.predict(folder)
+    assert [os.fsencode(r.path) for r in got] == [os.fsencode(folder / n) for n in names]
+    run_cli("run", "--model", zoo_pose_path, "--image", folder,
+            "--json", tmp_path / "r.json")
+    written = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert [os.fsencode(e["image"]) for e in written] == [os.fsencode(r.path) for r in got]
+    (folder / os.fsdecode(b"c\xfe.jpg")).write_bytes(b"not a jpeg")
+    with pytest.raises(edgeq.Error, match=r"c\\xfe\.jpg"):
+        zoo_session.predict(folder / os.fsdecode(b"c\xfe.jpg"))

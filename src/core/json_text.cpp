@@ -1,0 +1,210 @@
+#include "core/json_text.h"
+
+#include <cstdio>
+
+namespace edgeq {
+namespace {
+
+using nlohmann::json;
+
+// Inside this file a string that may hold any bytes travels through nlohmann::json in a marked
+// form that is UTF-8: a byte outside UTF-8 becomes NUL + the character U+00XX, and NUL itself
+// becomes NUL + U+0001. nlohmann writes NUL as \u0000 and U+0080-U+00FF as themselves, so the
+// marks are found again in the text and turned into \udcXX (and back to \u0000).
+constexpr char kMark = '\0';
+
+// Length of the well-formed UTF-8 sequence starting at s[i]; 0 when none starts there.
+size_t utf8_length(std::string_view s, size_t i) {
+  const auto at = [&](size_t k) { return static_cast<unsigned>(static_cast<unsigned char>(s[k])); };
+  const unsigned c = at(i);
+  if (c < 0x80) return 1;
+  size_t n = 0;
+  unsigned lo = 0x80, hi = 0xbf;  // the range of the second byte
+  if (c >= 0xc2 && c <= 0xdf) {
+    n = 2;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    if (c == 0xe0) lo = 0xa0;  // no overlong forms
+    if (c == 0xed) hi = 0x9f;  // no surrogates
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    if (c == 0xf0) lo = 0x90;  // no overlong forms
+    if (c == 0xf4) hi = 0x8f;  // nothing above U+10FFFF
+  } else {
+    return 0;
+  }
+  if (i + n > s.size() || at(i + 1) < lo || at(i + 1) > hi) return 0;
+  for (size_t k = 2; k < n; ++k)
+    if (at(i + k) < 0x80 || at(i + k) > 0xbf) return 0;
+  return n;
+}
+
+void append_marked_byte(std::string& out, unsigned byte) {
+  out += kMark;
+  out += static_cast<char>(0xc0 | (byte >> 6));
+  out += static_cast<char>(0x80 | (byte & 0x3f));
+}
+
+std::string mark(const std::string& s) {
+  std::string out;
+  out.reserve(s.size() + 8);
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = utf8_length(s, i);
+    if (n == 0) {
+      append_marked_byte(out, static_cast<unsigned char>(s[i]));
+      i += 1;
+    } else if (s[i] == kMark) {
+      out += kMark;
+      out += '\x01';
+      i += 1;
+    } else {
+      out.append(s, i, n);
+      i += n;
+    }
+  }
+  return out;
+}
+
+std::string unmark(const std::string& s) {
+  if (s.find(kMark) == std::string::npos) return s;
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    if (s[i] == kMark && i + 1 < s.size() && s[i + 1] == '\x01') {
+      out += kMark;
+      i += 2;
+    } else if (s[i] == kMark && i + 2 < s.size()) {
+      out += static_cast<char>(((s[i + 1] & 0x03) << 6) | (s[i + 2] & 0x3f));
+      i += 3;
+    } else {
+      out += s[i++];
+    }
+  }
+  return out;
+}
+
+bool all_utf8(const json& j) {
+  if (j.is_string()) return is_utf8(j.get_ref<const std::string&>());
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it)
+      if (!is_utf8(it.key()) || !all_utf8(it.value())) return false;
+  } else if (j.is_array()) {
+    for (const auto& v : j)
+      if (!all_utf8(v)) return false;
+  }
+  return true;
+}
+
+template <class F>
+json map_strings(const json& j, const F& f) {
+  if (j.is_string()) return f(j.get_ref<const std::string&>());
+  if (j.is_object()) {
+    json out = json::object();
+    for (auto it = j.begin(); it != j.end(); ++it) out[f(it.key())] = map_strings(it.value(), f);
+    return out;
+  }
+  if (j.is_array()) {
+    json out = json::array();
+    for (const auto& v : j) out.push_back(map_strings(v, f));
+    return out;
+  }
+  return j;
+}
+
+// Dumped text of a marked document -> the text with \udcXX escapes.
+std::string escapes_from_marks(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    if (text[i] != '\\') {
+      out += text[i++];
+    } else if (text.compare(i, 6, "\\u0000") != 0) {
+      out.append(text, i, 2);  // any other escape, "\\" included, is copied whole
+      i += 2;
+    } else if (text.compare(i + 6, 6, "\\u0001") == 0) {
+      out += "\\u0000";
+      i += 12;
+    } else {
+      const unsigned byte = ((text[i + 6] & 0x03) << 6) | (text[i + 7] & 0x3f);
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\udc%02x", byte);
+      out += buf;
+      i += 8;
+    }
+  }
+  return out;
+}
+
+int hex_value(std::string_view h) {
+  int v = 0;
+  for (const char c : h) {
+    const int d = c >= '0' && c <= '9'   ? c - '0'
+                  : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                  : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                         : -1;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+// JSON text -> the same text with \udcXX escapes (outside surrogate pairs) and \u0000 as marks;
+// `marked` says whether any was found.
+std::string marks_from_escapes(std::string_view text, bool& marked) {
+  std::string out;
+  out.reserve(text.size());
+  bool after_high_surrogate = false;
+  for (size_t i = 0; i < text.size();) {
+    const int v = text[i] == '\\' && i + 6 <= text.size() && text[i + 1] == 'u'
+                      ? hex_value(text.substr(i + 2, 4))
+                      : -1;
+    if (v < 0) {
+      const size_t n = text[i] == '\\' && i + 1 < text.size() ? 2 : 1;
+      out.append(text.substr(i, n));
+      i += n;
+      after_high_surrogate = false;
+      continue;
+    }
+    if (v == 0) {
+      out += "\\u0000\\u0001";
+      marked = true;
+    } else if (v >= 0xdc80 && v <= 0xdcff && !after_high_surrogate) {
+      out += "\\u0000";
+      const unsigned byte = static_cast<unsigned>(v) & 0xff;
+      out += static_cast<char>(0xc0 | (byte >> 6));
+      out += static_cast<char>(0x80 | (byte & 0x3f));
+      marked = true;
+    } else {
+      out.append(text.substr(i, 6));
+    }
+    after_high_surrogate = v >= 0xd800 && v <= 0xdbff;
+    i += 6;
+  }
+  return out;
+}
+
+}  // namespace
+
+bool is_utf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = utf8_length(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string json_text(const json& j, int indent) {
+  if (all_utf8(j)) return j.dump(indent);
+  return escapes_from_marks(map_strings(j, mark).dump(indent));
+}
+
+json parse_json_text(std::string_view text) {
+  if (text.find("\\u") == std::string_view::npos) return json::parse(text);
+  bool marked = false;
+  const std::string pre = marks_from_escapes(text, marked);
+  if (!marked) return json::parse(text);
+  return map_strings(json::parse(pre), unmark);
+}
+
+}  // namespace edgeq
