@@ -51,6 +51,11 @@ struct QuantizeOptions {
   // w8a8 only, one of the two: Conv weight codes no int16 pair of products of x86 int8 kernels
   // without VNNI can overflow; or 7-bit weight codes everywhere (ONNX Runtime's reduce_range).
   bool saturation_safe = false, reduce_range = false;
+  // Graph inputs / outputs as integer codes, as NPU deployments compile them: "none" | "in" (the
+  // image as uint8 pixels: scale 1/255, zero point 0) | "out" (each output as uint16 codes of a
+  // 16-bit encoding) | "both". Every edgeq command runs such a model with float images in and
+  // float outputs out (the codes quantized and dequantized at the ends).
+  std::string quantize_io = "none";
   // Images for weight repair (sampled as calibrate() does) and the search's evaluations: a
   // validation split the statistics did not see. Without them neither runs.
   std::shared_ptr<const ImageSource> images;
@@ -68,6 +73,9 @@ struct QuantizeSummary {
   int64_t saturation_safe_codes = 0, saturation_safe_convs = 0;
   std::string range;      // as applied, e.g. "percentile:99.99"
   std::string placement;  // "ort" | "qnn" | "cpu"
+  // With quantize_io: each graph input / output that carries codes, e.g.
+  // "input images: u8 [0, 1] scale 0.00392 zp 0".
+  std::vector<std::string> io;
 };
 
 // What weight repair did (all zero when it did not run).

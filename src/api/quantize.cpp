@@ -12,6 +12,7 @@
 #include "core/file_io.h"
 #include "ir/onnx_io.h"
 #include "quant/encodings_json.h"
+#include "quant/quantize_io.h"
 #include "quant/quantize_model.h"
 
 namespace edgeq {
@@ -74,6 +75,7 @@ void validate(const QuantizeOptions& o) {
   EDGEQ_CHECK(o.percentile >= 50 && o.percentile <= 100, "percentile ", o.percentile,
               " is outside [50, 100]");
   EDGEQ_CHECK(o.threads >= 0, "threads must be >= 0, got ", o.threads);
+  parse_quantize_io(o.quantize_io);
   if (o.saturation_safe || o.reduce_range) {
     EDGEQ_CHECK(!(o.saturation_safe && o.reduce_range),
                 "saturation_safe and reduce_range are two answers to one problem; choose one");
@@ -132,6 +134,13 @@ QuantizedModel quantize(const Model& model, const CalibrationStats& calibration,
       repair_weights_step(o, g, plan, c, stats, model.sha256(), progress, out->repair);
   out->q = quantize_model(g, plan, stats, c, repaired);
   check_decode_tail(tail, *out);
+  quantize_io(out->q, parse_quantize_io(o.quantize_io), stats);
+  for (const ValueInfo& in : out->q.graph.inputs)
+    if (auto it = out->q.encodings.io.find(in.name); it != out->q.encodings.io.end())
+      out->summary.io.push_back("input " + in.name + ": " + it->second.channels.at(0).describe());
+  for (const ValueInfo& o2 : out->q.graph.outputs)
+    if (auto it = out->q.encodings.io.find(o2.name); it != out->q.encodings.io.end())
+      out->summary.io.push_back("output " + o2.name + ": " + it->second.channels.at(0).describe());
 
   const QuantSummary s = summarize_encodings(out->q.encodings);
   QuantizeSummary& sum = out->summary;

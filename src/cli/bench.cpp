@@ -21,6 +21,7 @@
 #include "eval/summary.h"
 #include "ir/onnx_io.h"
 #include "runtime/executor.h"
+#include "runtime/float_io.h"
 #include "runtime/latency.h"
 
 namespace edgeq::cli {
@@ -134,6 +135,10 @@ void run_bench(const BenchArgs& a) {
               prepare_ms);
   std::printf("memory: peak RSS %.1f MiB, activation arena %.1f MiB, weights %.1f MiB\n",
               rss / 1048576.0, ex.arena_bytes() / 1048576.0, ex.weight_bytes() / 1048576.0);
+  const IoBytes io = io_bytes(g, [&](const std::string& v) { return ex.desc(v).shape; });
+  std::printf("per frame: %lld bytes in, %lld bytes out (%s)\n", static_cast<long long>(io.in),
+              static_cast<long long>(io.out),
+              coded_io(g).empty() ? "float I/O" : "quantized I/O: codes in and out");
   const nlohmann::json j = {{"model", a.model},
                             {"threads", ex.threads()},
                             {"exec", a.run.exec},
@@ -150,6 +155,8 @@ void run_bench(const BenchArgs& a) {
                             {"peak_rss_bytes", rss},
                             {"arena_bytes", ex.arena_bytes()},
                             {"weight_bytes", ex.weight_bytes()},
+                            {"input_bytes_per_frame", io.in},
+                            {"output_bytes_per_frame", io.out},
                             {"samples_ms", ms}};
   if (!a.json.empty()) write_file_atomic(a.json, json_text(j, 2) + "\n");
   ledger.record("bench", j, a.model, a.json);

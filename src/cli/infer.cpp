@@ -8,12 +8,14 @@
 #include "core/npy.h"
 #include "ir/onnx_io.h"
 #include "runtime/executor.h"
+#include "runtime/float_io.h"
 
 namespace edgeq::cli {
 namespace {
 
 struct InferArgs {
   std::string model, input, image, out;
+  bool raw = false;
   RunOptions run;
 };
 
@@ -28,7 +30,12 @@ void run_infer(const InferArgs& a) {
                        {{"--out", a.out}});
   Graph g = load_onnx(a.model);
   Tensor x = make_input(g, a.input, a.image);
-  Executor ex(g, a.run.executor());
+  ExecutorOptions options = a.run.executor();
+  options.float_io = !a.raw;
+  if (a.raw && !a.image.empty())  // the letterboxed image as the codes a coded input takes
+    for (const CodedValue& c : coded_io(g))
+      if (c.input && c.name == g.inputs.at(0).name) x = codes_of(x, c.encoding);
+  Executor ex(g, options);
   print_notices(ex);
   auto outputs = ex.run({{g.inputs.at(0).name, x}});
   ensure_dir(a.out);
@@ -43,12 +50,19 @@ void run_infer(const InferArgs& a) {
 
 void register_infer(CLI::App& app) {
   auto a = std::make_shared<InferArgs>();
-  auto* cmd = app.add_subcommand("infer", "Run a model once; write each output as DIR/<name>.npy");
+  auto* cmd = app.add_subcommand(
+      "infer",
+      "Run a model once; write each output as DIR/<name>.npy (float; the codes with --raw)");
   cmd->add_option("--model", a->model, "ONNX model")->required();
-  auto* in = cmd->add_option("--input", a->input, "input tensor (.npy, float32, model's shape)");
+  auto* in =
+      cmd->add_option("--input", a->input,
+                      "input tensor (.npy, the model's shape; float32, or the codes with --raw)");
   auto* im = cmd->add_option("--image", a->image, "image, letterboxed as Ultralytics does");
   in->excludes(im);
   cmd->add_option("--out", a->out, "output folder")->required();
+  cmd->add_flag("--raw", a->raw,
+                "a model with quantized inputs / outputs (quantize --quantize-io): take and write "
+                "the codes (an --image is quantized after letterboxing) instead of floats");
   add_run_options(cmd, a->run);
   cmd->callback([a] { run_infer(*a); });
 }

@@ -93,6 +93,12 @@ void register_quantize(CLI::App& app) {
   cmd->add_option("--qdq16", o.qdq16, "16-bit Q/DQ: auto | contrib | opset21")
       ->capture_default_str();
   add_saturation_options(cmd, o);
+  cmd->add_option("--quantize-io", o.quantize_io,
+                  "graph inputs / outputs as integer codes, as NPU deployments compile them: none "
+                  "| in (the image as uint8 pixels, scale 1/255) | out (outputs as uint16 codes) | "
+                  "both")
+      ->check(CLI::IsMember({"none", "in", "out", "both"}))
+      ->capture_default_str();
   cmd->add_option("--out", a->out, "QDQ ONNX to write")->required();
   cmd->add_option("--encodings", a->encodings, "also write encodings JSON (AIMET/QNN form)");
   cmd->add_option("--encodings-format", a->encodings_format, "1.0.0 | 0.6.1")

@@ -37,6 +37,7 @@ void print_quantize_summary(const QuantizedModel& q, const QuantizeOptions& o,
     std::printf("saturation-safe: %lld weight codes changed in %lld convs\n",
                 static_cast<long long>(s.saturation_safe_codes),
                 static_cast<long long>(s.saturation_safe_convs));
+  for (const std::string& line : s.io) std::printf("quantized %s\n", line.c_str());
   std::printf("wrote %s\n", out.c_str());
   if (!encodings.empty())
     std::printf("wrote %s (encodings %s)\n", encodings.c_str(), encodings_format.c_str());
@@ -54,7 +55,8 @@ nlohmann::json quantize_report(const QuantizedModel& q, const QuantizeOptions& o
           {"weights_per_channel", s.weights_per_channel},
           {"params_per_tensor", s.params_per_tensor},
           {"decode_tail_values", s.decode_tail_values},
-          {"decode_tail_8bit", s.decode_tail_8bit}};
+          {"decode_tail_8bit", s.decode_tail_8bit},
+          {"quantize_io", o.quantize_io}};
 }
 
 }  // namespace edgeq::cli

@@ -12,7 +12,7 @@ namespace {
 
 using nlohmann::json;
 
-const char* kSections[2] = {"activation_encodings", "param_encodings"};
+const char* kSections[3] = {"activation_encodings", "param_encodings", "io_encodings"};
 
 // ---- writing ----
 
@@ -162,9 +162,10 @@ TensorEncoding read_0_6_1(const json& list, const Where& at) {
 std::string encodings_to_json(const EncodingSet& set, const std::string& version) {
   EDGEQ_CHECK(version == "1.0.0" || version == "0.6.1", "encodings format '", version,
               "' is not supported (1.0.0 or 0.6.1)");
-  const std::map<std::string, TensorEncoding>* maps[2] = {&set.activations, &set.params};
+  const std::map<std::string, TensorEncoding>* maps[3] = {&set.activations, &set.params, &set.io};
   json j = {{"version", version}};
-  for (int s = 0; s < 2; ++s) {
+  for (int s = 0; s < 3; ++s) {
+    if (s == 2 && set.io.empty()) break;
     json section = version == "1.0.0" ? json::array() : json::object();
     for (const auto& kv : *maps[s]) {
       if (version == "1.0.0")
@@ -185,12 +186,16 @@ EncodingSet encodings_from_json(const std::string& text, const std::string& what
     fail(what, ": not valid JSON (", e.what(), ")");
   }
   EDGEQ_CHECK(j.is_object(), what, ": top level must be an object");
-  for (const char* s : kSections) EDGEQ_CHECK(j.contains(s), what, ": missing '", s, "'");
+  const int sections = j.contains(kSections[2]) ? 3 : 2;  // io_encodings only when quantized I/O
+  for (int s = 0; s < 2; ++s)
+    EDGEQ_CHECK(j.contains(kSections[s]), what, ": missing '", kSections[s], "'");
   bool lists = j[kSections[0]].is_array();
-  for (const char* s : kSections)
+  for (int i = 0; i < sections; ++i) {
+    const char* s = kSections[i];
     EDGEQ_CHECK(lists ? j[s].is_array() : j[s].is_object(), what, ": '", s, "' must be ",
                 lists ? "a list (format 1.0.0, as activation_encodings)"
                       : "an object (format 0.6.1, as activation_encodings)");
+  }
   if (j.contains("version")) {
     EDGEQ_CHECK(j["version"].is_string(), what, ": 'version' must be a string");
     std::string v = j["version"].get<std::string>();
@@ -203,8 +208,8 @@ EncodingSet encodings_from_json(const std::string& text, const std::string& what
   }
 
   EncodingSet set;
-  std::map<std::string, TensorEncoding>* maps[2] = {&set.activations, &set.params};
-  for (int s = 0; s < 2; ++s) {
+  std::map<std::string, TensorEncoding>* maps[3] = {&set.activations, &set.params, &set.io};
+  for (int s = 0; s < sections; ++s) {
     const json& section = j[kSections[s]];
     if (lists) {
       for (size_t i = 0; i < section.size(); ++i) {

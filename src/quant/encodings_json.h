@@ -7,6 +7,8 @@
 //          offset, scale} per channel (or {bitwidth, dtype "float"}).
 // Offsets are AIMET's: real = (q + offset) * scale on the unsigned grid (quant/encoding.h).
 // Neither form stores the channel axis: per-channel encodings read back with axis 0.
+// A model with quantized inputs / outputs (quant/quantize_io.h) adds "io_encodings" in the same
+// form: the encodings of the codes its graph inputs and outputs carry. Absent otherwise.
 #pragma once
 #include <map>
 #include <string>
@@ -18,6 +20,7 @@ namespace edgeq {
 struct EncodingSet {
   std::map<std::string, TensorEncoding> activations;
   std::map<std::string, TensorEncoding> params;
+  std::map<std::string, TensorEncoding> io;  // graph inputs / outputs that carry codes
 };
 
 // version: "1.0.0" or "0.6.1"; throws for others.

@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "runtime/constant_folding.h"
+#include "runtime/float_io.h"
 #include "runtime/plan.h"
 #include "runtime/plan_memory.h"
 #include "runtime/plan_rewrites.h"
@@ -31,7 +32,9 @@ void feed_whole(StreamObserver& obs, const Tensor& t) {
 
 }  // namespace
 
-Executor::Executor(Graph graph, ExecutorOptions opt) : graph_(std::move(graph)), opt_(opt) {}
+Executor::Executor(Graph graph, ExecutorOptions opt) : graph_(std::move(graph)), opt_(opt) {
+  if (opt_.float_io) float_io_view(graph_);
+}
 Executor::~Executor() = default;
 
 void Executor::add_hook(const std::string& value, Hook fn, HookView view) {

@@ -34,6 +34,10 @@ struct ExecutorOptions {
   // results are bit-identical to running every Q and DQ as its own op (false).
   bool fold_qdq = true;
   ExecMode exec = ExecMode::kSimulate;
+  // Graph inputs and outputs that carry codes (quantize --quantize-io) are seen as float: the
+  // input quantized, the outputs dequantized (runtime/float_io.h). false: run() takes and
+  // returns the codes.
+  bool float_io = true;
   // kInt8 only: reproduce another CPU's int8 arithmetic (runtime/int8_pairs.h).
   Int8Emulation emulate = Int8Emulation::kNone;
 };

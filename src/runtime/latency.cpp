@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <random>
+#include <set>
 
 #include "core/error.h"
 #include "core/percentile.h"
+#include "runtime/float_io.h"
 
 namespace edgeq {
 namespace {
@@ -20,9 +22,12 @@ std::map<std::string, Tensor> random_inputs(const Graph& g) {
   std::map<std::string, Tensor> inputs;
   std::mt19937 rng(0);
   std::uniform_real_distribution<float> u(0.f, 1.f);
+  std::set<std::string> coded;  // inputs that carry codes run as float (runtime/float_io.h)
+  for (const CodedValue& c : coded_io(g))
+    if (c.input) coded.insert(c.name);
   for (const auto& in : g.inputs) {
-    Tensor t(in.dtype, in.shape);
-    if (in.dtype == DType::kFloat32)
+    Tensor t(coded.count(in.name) ? DType::kFloat32 : in.dtype, in.shape);
+    if (t.dtype() == DType::kFloat32)
       for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = u(rng);
     inputs[in.name] = t;
   }

@@ -17,7 +17,8 @@ struct LatencyResult {
   std::vector<double> samples_ms;
 };
 
-// One tensor per graph input: float32 inputs uniform in [0, 1) from a fixed seed, others zero.
+// One tensor per graph input: float32 inputs (and inputs that carry codes, which the executor
+// takes as float: runtime/float_io.h) uniform in [0, 1) from a fixed seed, others zero.
 std::map<std::string, Tensor> random_inputs(const Graph& g);
 
 // Plans `ex` (timed), runs it `warmup` times, then `runs` timed runs on `inputs`.

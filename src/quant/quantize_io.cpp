@@ -1,0 +1,145 @@
+#include "quant/quantize_io.h"
+
+#include "core/error.h"
+#include "vision/yolo_model.h"
+
+namespace edgeq {
+namespace {
+
+constexpr const char* kContribDomain = "com.microsoft";
+
+Tensor zero_point_tensor(const Encoding& e) {
+  Tensor z(e.dtype(), Shape{});
+  const int64_t zp = e.zero_point();
+  switch (e.dtype()) {
+    case DType::kUInt8:
+      z.data<uint8_t>()[0] = static_cast<uint8_t>(zp);
+      break;
+    case DType::kInt8:
+      z.data<int8_t>()[0] = static_cast<int8_t>(zp);
+      break;
+    case DType::kUInt16:
+      z.data<uint16_t>()[0] = static_cast<uint16_t>(zp);
+      break;
+    case DType::kInt16:
+      z.data<int16_t>()[0] = static_cast<int16_t>(zp);
+      break;
+    default:
+      fail("quantize-io: unexpected code type ", dtype_name(e.dtype()));
+  }
+  return z;
+}
+
+// Scale and zero point initializers for `e`, named after `value`; returns their names.
+std::pair<std::string, std::string> add_parameters(Graph& g, const std::string& value,
+                                                   const Encoding& e) {
+  const std::string s = g.unique_name(value + "_io_scale");
+  g.initializers[s] = Tensor::from_vector<float>(Shape{}, {e.scale});
+  const std::string z = g.unique_name(value + "_io_zero_point");
+  g.initializers[z] = zero_point_tensor(e);
+  return {s, z};
+}
+
+// The domain a Q/DQ of `t` is written in: ONNX's own from opset 21 (16-bit types) or for 8 bit,
+// else Microsoft's contrib ops, which ONNX Runtime runs at any opset.
+std::string domain_for(Graph& g, DType t) {
+  if (t == DType::kUInt8 || t == DType::kInt8 || g.opset("") >= 21) return "";
+  if (g.opset(kContribDomain) <= 0) g.set_opset(kContribDomain, 1);
+  return kContribDomain;
+}
+
+void quantize_image_input(QdqModel& q) {
+  Graph& g = q.graph;
+  ValueInfo& in = g.inputs.at(0);
+  yolo_image_input(g);  // one image input [N,3,H,W], or a message saying what there is
+  EDGEQ_CHECK(in.dtype == DType::kFloat32, "quantize-io in: input '", in.name, "' is ",
+              dtype_name(in.dtype), ", not float");
+  const Encoding e = image_code_encoding();
+  const std::string pixels = g.unique_name(in.name + "_float");
+  for (Node& n : g.nodes)
+    for (std::string& i : n.inputs)
+      if (i == in.name) i = pixels;
+  const auto [s, z] = add_parameters(g, in.name, e);
+  Node dq;
+  dq.name = g.unique_name(in.name + "_DequantizeLinear_IO");
+  dq.op_type = "DequantizeLinear";
+  dq.domain = domain_for(g, e.dtype());
+  dq.inputs = {in.name, s, z};
+  dq.outputs = {pixels};
+  g.nodes.push_back(std::move(dq));
+  in.dtype = e.dtype();
+  q.encodings.io[in.name] = TensorEncoding::per_tensor(e);
+}
+
+TensorEncoding output_encoding(const QdqModel& q, const std::string& name, const Stats& stats) {
+  auto it = q.encodings.activations.find(name);
+  if (it != q.encodings.activations.end() && !it->second.is_float && !it->second.per_channel() &&
+      it->second.channels.at(0).bitwidth == 16)
+    return it->second;  // its own: the codes carry exactly what the float output did
+  const Histogram& h = stats.at(name);
+  return TensorEncoding::per_tensor(encoding_from_range(h.min(), h.max(), 16, false, false));
+}
+
+void quantize_output(QdqModel& q, ValueInfo& out, const Stats& stats) {
+  Graph& g = q.graph;
+  EDGEQ_CHECK(out.dtype == DType::kFloat32, "quantize-io out: output '", out.name, "' is ",
+              dtype_name(out.dtype), ", not float");
+  const int producer = g.producer_of(out.name);
+  EDGEQ_CHECK(producer >= 0, "quantize-io out: output '", out.name,
+              "' is not computed by the model (a graph input or a constant)");
+  const TensorEncoding te = output_encoding(q, out.name, stats);
+  const Encoding& e = te.channels.at(0);
+  const std::string value = g.unique_name(out.name + "_float");
+  for (std::string& o : g.nodes[static_cast<size_t>(producer)].outputs)
+    if (o == out.name) o = value;
+  for (Node& n : g.nodes)
+    for (std::string& i : n.inputs)
+      if (i == out.name) i = value;
+  const auto [s, z] = add_parameters(g, out.name, e);
+  Node ql;
+  ql.name = g.unique_name(out.name + "_QuantizeLinear_IO");
+  ql.op_type = "QuantizeLinear";
+  ql.domain = domain_for(g, e.dtype());
+  ql.inputs = {value, s, z};
+  ql.outputs = {out.name};
+  g.nodes.push_back(std::move(ql));
+  out.dtype = e.dtype();
+  q.encodings.io[out.name] = te;
+}
+
+}  // namespace
+
+QuantizeIo parse_quantize_io(const std::string& s) {
+  if (s == "none" || s.empty()) return QuantizeIo::kNone;
+  if (s == "in") return QuantizeIo::kIn;
+  if (s == "out") return QuantizeIo::kOut;
+  if (s == "both") return QuantizeIo::kBoth;
+  fail("quantize_io '", s, "' is not one of none, in, out, both");
+}
+
+const char* quantize_io_name(QuantizeIo io) {
+  switch (io) {
+    case QuantizeIo::kIn:
+      return "in";
+    case QuantizeIo::kOut:
+      return "out";
+    case QuantizeIo::kBoth:
+      return "both";
+    default:
+      return "none";
+  }
+}
+
+Encoding image_code_encoding() {
+  return encoding_from_range(0.0, 1.0, 8, false, false);
+}
+
+void quantize_io(QdqModel& q, QuantizeIo io, const Stats& stats) {
+  if (io == QuantizeIo::kNone) return;
+  if (io == QuantizeIo::kIn || io == QuantizeIo::kBoth) quantize_image_input(q);
+  if (io == QuantizeIo::kOut || io == QuantizeIo::kBoth)
+    for (ValueInfo& out : q.graph.outputs) quantize_output(q, out, stats);
+  q.graph.sort_topologically();
+}
+
+}  // namespace edgeq
