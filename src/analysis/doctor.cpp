@@ -7,6 +7,7 @@
 
 #include "analysis/constant_error.h"
 #include "analysis/float_tails.h"
+#include "analysis/io_findings.h"
 #include "analysis/placement_advice.h"
 #include "analysis/qdq_view.h"
 #include "analysis/truncation.h"
@@ -50,6 +51,8 @@ DoctorResult run_doctor(const Graph& model, const EncodingSet* encodings_file, c
   for (const Node& n : model.nodes) r.qdq |= is_qdq_op(n);
   Graph view = strip_qdq(model);
 
+  // The Q/DQ of quantized I/O (quantize --quantize-io) are not activation encodings: io_findings
+  // reports them.
   const EncodingSet own = r.qdq ? encodings_from_qdq(model) : EncodingSet{};
   std::map<std::string, TensorEncoding> acts;
   if (encodings_file) {
@@ -130,6 +133,8 @@ DoctorResult run_doctor(const Graph& model, const EncodingSet* encodings_file, c
   f.insert(f.end(), tails.begin(), tails.end());
   auto placement = op_support_findings(model, target);
   f.insert(f.end(), placement.begin(), placement.end());
+  auto io = io_findings(model, target);
+  f.insert(f.end(), io.begin(), io.end());
   f.push_back(placement_advice(model, target));
   if (r.qdq && !target.int8_pairs.empty()) {
     r.saturation = int8_pair_report(model);

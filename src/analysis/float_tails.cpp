@@ -4,6 +4,7 @@
 #include <set>
 
 #include "analysis/qdq_view.h"
+#include "runtime/float_io.h"
 
 namespace edgeq {
 namespace {
@@ -88,8 +89,12 @@ std::vector<Finding> float_tail_findings(const Graph& g, const TargetOps& target
   for (const ValueInfo& v : g.outputs) outputs.insert(v.name);
   std::set<int> tail;
   std::vector<int> todo;
+  std::set<std::string> coded;  // inputs / outputs that carry codes (quantize --quantize-io)
+  for (const CodedValue& c : coded_io(g)) coded.insert(c.name);
   for (const ValueInfo& v : g.outputs) {
     int p = g.producer_of(v.name);
+    // An output carrying codes: the tail is what feeds its QuantizeLinear.
+    if (p >= 0 && coded.count(v.name)) p = g.producer_of(g.nodes[p].inputs.at(0));
     if (p >= 0 && fl_set.count(p)) todo.push_back(p);
   }
   while (!todo.empty()) {
@@ -127,6 +132,7 @@ std::vector<Finding> float_tail_findings(const Graph& g, const TargetOps& target
     out.push_back(f);
   }
   for (const ValueInfo& v : g.inputs) {
+    if (coded.count(v.name)) continue;  // io_findings reports it
     for (int c : g.consumers_of(v.name)) {
       if (g.nodes[c].op_type == "QuantizeLinear") continue;
       Finding f{npu, "float-io", v.name, g.nodes[c].name, "", 1.5, {}};
@@ -138,7 +144,7 @@ std::vector<Finding> float_tail_findings(const Graph& g, const TargetOps& target
   }
   for (const ValueInfo& v : g.outputs) {
     int p = g.producer_of(v.name);
-    if (p >= 0 && g.nodes[p].op_type == "DequantizeLinear") continue;
+    if ((p >= 0 && g.nodes[p].op_type == "DequantizeLinear") || coded.count(v.name)) continue;
     Finding f{npu, "float-io", v.name, p >= 0 ? g.nodes[p].name : "", "", 1.5, {}};
     f.message = "graph output is float: written by " +
                 (p >= 0 ? g.nodes[p].describe() : std::string("no node")) +
@@ -153,7 +159,10 @@ std::vector<Finding> op_support_findings(const Graph& model, const TargetOps& ta
   std::set<std::string> constant = constant_values(g);
   std::map<std::string, std::vector<std::string>> by_op;  // op -> nodes
   for (const Node& n : g.nodes) {
-    if (is_shape_op(n.op_type) || (!n.outputs.empty() && constant.count(n.outputs[0]))) continue;
+    // What Q/DQ remain convert at the graph's ends (quantized I/O): no compute to place.
+    if (is_qdq_op(n) || is_shape_op(n.op_type) ||
+        (!n.outputs.empty() && constant.count(n.outputs[0])))
+      continue;
     if (target.support(n.op_type) != TargetOps::Support::kYes) by_op[n.op_type].push_back(n.name);
   }
   std::vector<Finding> out;

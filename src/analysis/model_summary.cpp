@@ -246,7 +246,17 @@ ModelSummary summarize_model(const Graph& g) {
   Executor ex(view);
   ex.prepare();
   ModelSummary s = summarize_model(view, [&](const std::string& v) { return ex.desc(v).shape; });
-  if (quantized) {  // report the file's own nodes; the rest is of the float view
+  if (quantized) {  // report the file's own nodes and I/O types; the rest is of the float view
+    s.input_bytes = s.output_bytes = 0;
+    for (auto* vs : {&s.inputs, &s.outputs})
+      for (ValueInfo& v : *vs) {
+        const ValueInfo* own = g.find_input(v.name);
+        for (const ValueInfo& o : g.outputs)
+          if (o.name == v.name) own = &o;
+        if (own) v.dtype = own->dtype;
+        (vs == &s.inputs ? s.input_bytes : s.output_bytes) +=
+            shape_numel(v.shape) * static_cast<int64_t>(dtype_size(v.dtype));
+      }
     s.nodes = static_cast<int>(g.nodes.size());
     s.op_histogram.clear();
     s.qdq_nodes = 0;

@@ -48,6 +48,7 @@ TargetOps parse_target(const std::string& text, const std::string& what) {
     t.placement_why = j.value("placement_why", std::string());
     t.float_ops_run_on = j.value("float_ops_run_on", std::string("the CPU"));
     t.int8_pairs = j.value("int8_pairs", std::string());
+    t.io = j.value("io", std::string());
     EDGEQ_CHECK(t.int8_pairs.empty() || t.int8_pairs == "saturate" || t.int8_pairs == "depends",
                 what, ": int8_pairs is '", t.int8_pairs, "'; expected saturate or depends");
     for (const auto& op : j.at("quantized")) t.quantized.insert(op.get<std::string>());

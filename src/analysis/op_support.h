@@ -20,6 +20,9 @@ struct TargetOps {
   // How its int8 convolutions add u8 x s8 products (analysis/int8_saturation.h): "saturate" (in
   // int16 pairs that can overflow), "depends" (on the CPU), or "" (exactly / not judged).
   std::string int8_pairs;
+  // What the target's runtime does with graph inputs / outputs that carry codes (quantize
+  // --quantize-io) and with float ones; "" when the table does not say.
+  std::string io;
   std::set<std::string> quantized;
   std::map<std::string, std::string> uncertain;    // op -> note
   std::map<std::string, std::string> unsupported;  // op -> note

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/text_format.h"
+#include "runtime/float_io.h"
 
 namespace edgeq {
 namespace {
@@ -79,7 +80,9 @@ std::vector<ActivationQdq> find_activation_qdq(const Graph& g) {
   return out;
 }
 
-Graph strip_qdq(const Graph& g) {
+Graph strip_qdq(const Graph& model) {
+  Graph g = model;
+  float_io_view(g);  // inputs / outputs that carry codes: their Q/DQ pairs go like the others
   auto constants = constants_of(g);
   std::set<int> removed;
   std::map<std::string, std::string> rename;

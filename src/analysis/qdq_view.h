@@ -2,7 +2,8 @@
 // DequantizeLinear pair is taken out and every quantized constant is dequantized. Values keep
 // the names of the FP32 model they were exported from (ORT's and edgeq's "_QuantizeLinear_Input"
 // / "_DequantizeLinear_Output" suffixes are stripped, as encodings_from_qdq names them), so
-// FP32 calibration statistics and encodings line up with it. Works on any QDQ model.
+// FP32 calibration statistics and encodings line up with it. Works on any QDQ model; one whose
+// inputs / outputs carry codes (quantize --quantize-io) gets float ones (runtime/float_io.h).
 #pragma once
 #include <string>
 #include <vector>

@@ -55,7 +55,8 @@ void quantize_image_input(QdqModel& q) {
   EDGEQ_CHECK(in.dtype == DType::kFloat32, "quantize-io in: input '", in.name, "' is ",
               dtype_name(in.dtype), ", not float");
   const Encoding e = image_code_encoding();
-  const std::string pixels = g.unique_name(in.name + "_float");
+  // Named as what the input's QuantizeLinear reads, so views and reports name it as the input.
+  const std::string pixels = g.unique_name(in.name + "_QuantizeLinear_Input");
   for (Node& n : g.nodes)
     for (std::string& i : n.inputs)
       if (i == in.name) i = pixels;
@@ -89,7 +90,10 @@ void quantize_output(QdqModel& q, ValueInfo& out, const Stats& stats) {
               "' is not computed by the model (a graph input or a constant)");
   const TensorEncoding te = output_encoding(q, out.name, stats);
   const Encoding& e = te.channels.at(0);
-  const std::string value = g.unique_name(out.name + "_float");
+  // The float value keeps a name that QDQ readers map back to the output's (qdq_view.h).
+  const bool dequantized = g.nodes[static_cast<size_t>(producer)].op_type == "DequantizeLinear";
+  const std::string value = g.unique_name(
+      out.name + (dequantized ? "_DequantizeLinear_Output" : "_QuantizeLinear_Input"));
   for (std::string& o : g.nodes[static_cast<size_t>(producer)].outputs)
     if (o == out.name) o = value;
   for (Node& n : g.nodes)
