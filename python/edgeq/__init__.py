@@ -53,16 +53,18 @@ def calibrate(model, images, *, n=128, seed=0, shard=None, threads=0, workers=0,
 def quantize(model, stats, *, scheme="w8a8", range="minmax", percentile=99.99, a16=None,
              mixed=None, exclude=None, overrides=None, placement="ort", qdq16="auto",
              per_tensor_weights=False, symmetric_activations=False, saturation_safe=False,
-             reduce_range=False, images=None, gptq=None, cle=False, bias_correction=False,
-             repair_n=128, seed=0, repair_memory_mib=1024, auto=0, auto_n=16, threads=0,
-             progress=True):
+             reduce_range=False, quantize_io="none", images=None, gptq=None, cle=False,
+             bias_correction=False, repair_n=128, seed=0, repair_memory_mib=1024, auto=0,
+             auto_n=16, threads=0, progress=True):
     """Quantizes ``model`` with calibration ``stats``; returns a :class:`QuantizedModel`.
 
     The options are ``edgeq quantize``'s, with the same defaults: scheme "w8a8" | "w8a16";
     range "minmax" | "percentile" | "entropy" | "mse"; a16: values kept at 16 bit in W8A8
     ("decode" is the default decode tail, "none" for none); mixed: more 16-bit values;
     exclude: node names left in float; overrides: a JSON file of per-tensor encodings;
-    placement "ort" | "qnn" | "cpu"; qdq16 "auto" | "contrib" | "opset21".
+    placement "ort" | "qnn" | "cpu"; qdq16 "auto" | "contrib" | "opset21"; quantize_io "none" |
+    "in" | "out" | "both": the image input as uint8 pixel codes and / or each output as uint16
+    codes, as NPU deployments compile them (every edgeq call still feeds and reads floats).
     images: calibration-like images for weight repair (GPTQ: ``gptq=None`` follows the scheme,
     on for W8A16; ``cle``; ``bias_correction``; ``repair_n`` images, ``seed``) and for the
     ``auto`` search (a percent budget of 16-bit activations judged on ``auto_n`` images).
@@ -72,7 +74,8 @@ def quantize(model, stats, *, scheme="w8a8", range="minmax", percentile=99.99, a
                    exclude=exclude, overrides=overrides, placement=placement, qdq16=qdq16,
                    per_tensor_weights=per_tensor_weights,
                    symmetric_activations=symmetric_activations, saturation_safe=saturation_safe,
-                   reduce_range=reduce_range, gptq=gptq, cle=cle, bias_correction=bias_correction,
+                   reduce_range=reduce_range, quantize_io=quantize_io, gptq=gptq, cle=cle,
+                   bias_correction=bias_correction,
                    repair_n=repair_n, seed=seed, repair_memory_mib=repair_memory_mib, auto=auto,
                    auto_n=auto_n, threads=threads)
     if a16 is None:

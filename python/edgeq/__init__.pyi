@@ -164,7 +164,7 @@ def quantize(model: Union[Model, PathLike, bytes], stats: Stats, *, scheme: str 
              mixed: Optional[Sequence[str]] = ..., exclude: Optional[Sequence[str]] = ...,
              overrides: Optional[PathLike] = ..., placement: str = ..., qdq16: str = ...,
              per_tensor_weights: bool = ..., symmetric_activations: bool = ...,
-             saturation_safe: bool = ..., reduce_range: bool = ...,
+             saturation_safe: bool = ..., reduce_range: bool = ..., quantize_io: str = ...,
              images: Optional[Images] = ..., gptq: Optional[bool] = ..., cle: bool = ...,
              bias_correction: bool = ..., repair_n: int = ..., seed: int = ...,
              repair_memory_mib: int = ..., auto: float = ..., auto_n: int = ...,

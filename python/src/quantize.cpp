@@ -49,6 +49,8 @@ QuantizeOptions options_from(const py::dict& kw) {
       o.saturation_safe = option<bool>(k, v, "a bool");
     else if (k == "reduce_range")
       o.reduce_range = option<bool>(k, v, "a bool");
+    else if (k == "quantize_io")
+      o.quantize_io = option<std::string>(k, v, "a str");
     else if (k == "gptq")
       o.repair.gptq = v.is_none()                            ? RepairOptions::Gptq::kSchemeDefault
                       : option<bool>(k, v, "None or a bool") ? RepairOptions::Gptq::kOn
@@ -89,6 +91,7 @@ py::dict summary_dict(const QuantizeSummary& s) {
   d["saturation_safe_convs"] = s.saturation_safe_convs;
   d["range"] = s.range;
   d["placement"] = s.placement;
+  d["io"] = s.io;
   return d;
 }
 

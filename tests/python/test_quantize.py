@@ -38,6 +38,20 @@ def test_w8a8_repair_and_options_write_the_programs_bytes(zoo_pose_path, zoo_sta
     assert q.repair["ran"] and q.repair["gptq"] and q.repair["images"] == 4
 
 
+def test_quantized_io_writes_the_programs_bytes_and_runs_on_floats(zoo_pose_path, zoo_stats,
+                                                                   scenes, tmp_path, run_cli):
+    zoo_stats.save(tmp_path / "zoo.stats")
+    run_cli("quantize", "--model", zoo_pose_path, "--stats", tmp_path / "zoo.stats", "--scheme",
+            "w8a16", "--quantize-io", "both", "--out", tmp_path / "cli.onnx")
+    q = edgeq.quantize(zoo_pose_path, zoo_stats, scheme="w8a16", quantize_io="both",
+                       progress=False)
+    assert q.to_bytes() == (tmp_path / "cli.onnx").read_bytes()
+    assert [line.split(":")[0] for line in q.summary["io"]] == ["input images", "output output0"]
+    session = edgeq.Session(q, threads=1, conf=0.0)
+    assert len(session.predict(scenes[0])[0]) > 0  # images in as floats, detections out
+    assert edgeq.Model(q.to_bytes()).inputs[0]["dtype"] == "uint8"
+
+
 def test_w8a8_summary_keeps_the_decode_tail_at_16_bit(real_model, real_stats):
     s = edgeq.quantize(real_model, real_stats, progress=False).summary
     assert s["activations_8bit"] > 300 and s["decode_tail_values"] > 0
@@ -65,6 +79,7 @@ def test_auto_search_reports_its_choice(zoo_pose_path, zoo_stats, scenes):
     (dict(percentile="high"), "percentile"),
     (dict(auto=5), "images"),
     (dict(exclude=3), "exclude"),
+    (dict(quantize_io="inputs"), "quantize_io"),
 ])
 def test_bad_options_name_the_option(real_model, real_stats, options, message):
     with pytest.raises(edgeq.Error, match=message):
