@@ -48,6 +48,20 @@ std::string domain_for(Graph& g, DType t) {
   return kContribDomain;
 }
 
+// Appends `op` (QuantizeLinear or DequantizeLinear) from `from` to `to` with e's parameters,
+// named after the graph input or output `end`.
+void add_conversion(Graph& g, const std::string& op, const std::string& from, const std::string& to,
+                    const std::string& end, const Encoding& e) {
+  const auto [s, z] = add_parameters(g, end, e);
+  Node n;
+  n.name = g.unique_name(end + "_" + op + "_IO");
+  n.op_type = op;
+  n.domain = domain_for(g, e.dtype());
+  n.inputs = {from, s, z};
+  n.outputs = {to};
+  g.nodes.push_back(std::move(n));
+}
+
 void quantize_image_input(QdqModel& q) {
   Graph& g = q.graph;
   ValueInfo& in = g.inputs.at(0);
@@ -60,14 +74,7 @@ void quantize_image_input(QdqModel& q) {
   for (Node& n : g.nodes)
     for (std::string& i : n.inputs)
       if (i == in.name) i = pixels;
-  const auto [s, z] = add_parameters(g, in.name, e);
-  Node dq;
-  dq.name = g.unique_name(in.name + "_DequantizeLinear_IO");
-  dq.op_type = "DequantizeLinear";
-  dq.domain = domain_for(g, e.dtype());
-  dq.inputs = {in.name, s, z};
-  dq.outputs = {pixels};
-  g.nodes.push_back(std::move(dq));
+  add_conversion(g, "DequantizeLinear", in.name, pixels, in.name, e);
   in.dtype = e.dtype();
   q.encodings.io[in.name] = TensorEncoding::per_tensor(e);
 }
@@ -99,14 +106,7 @@ void quantize_output(QdqModel& q, ValueInfo& out, const Stats& stats) {
   for (Node& n : g.nodes)
     for (std::string& i : n.inputs)
       if (i == out.name) i = value;
-  const auto [s, z] = add_parameters(g, out.name, e);
-  Node ql;
-  ql.name = g.unique_name(out.name + "_QuantizeLinear_IO");
-  ql.op_type = "QuantizeLinear";
-  ql.domain = domain_for(g, e.dtype());
-  ql.inputs = {value, s, z};
-  ql.outputs = {out.name};
-  g.nodes.push_back(std::move(ql));
+  add_conversion(g, "QuantizeLinear", value, out.name, out.name, e);
   out.dtype = e.dtype();
   q.encodings.io[out.name] = te;
 }
