@@ -47,7 +47,7 @@ std::vector<Finding> io_findings(const Graph& model, const TargetOps& target) {
     f.message = (coded.empty() ? "float I/O; on " : "quantized I/O; on ") + target.target + ": " +
                 target.io +
                 (coded.empty() && target.is_npu
-                     ? " (quantize --quantize-io both writes the quantized-I/O variant)"
+                     ? " (quantizing with quantize_io 'both' writes the quantized-I/O variant)"
                      : "");
     out.push_back(f);
   }
