@@ -108,6 +108,13 @@ TEST(StudyCli, EveryModelArmAndSchemeHasARun) {
     EXPECT_EQ(r["exec"], r["scheme"] == "w8a8" ? "int8" : "simulate");
     EXPECT_GT(r["latency_ms"]["fp32"].get<double>(), 0);
     EXPECT_GT(r["latency_ms"]["quantized"].get<double>(), 0);
+    // The quantized-I/O variant of every arm (quantize_io both): uint8 pixels in (a quarter of
+    // the float bytes), uint16 codes out (half), measured on the same executor.
+    const auto& q = r["latency"]["quantized"];
+    const auto& io = r["latency"]["quantized_io"];
+    EXPECT_GT(io["median_ms"].get<double>(), 0);
+    EXPECT_EQ(4 * io["input_bytes"].get<int64_t>(), q["input_bytes"].get<int64_t>());
+    EXPECT_EQ(2 * io["output_bytes"].get<int64_t>(), q["output_bytes"].get<int64_t>());
     // 8-bit weights are about a quarter of the float ones.
     const double wf = r["weights_bytes"]["fp32"], wq = r["weights_bytes"]["quantized"];
     EXPECT_LT(wq, 0.4 * wf) << r["model"] << " " << r["arm"];

@@ -240,10 +240,13 @@ void StudyRunner::run_scheme(ModelState& m, ArmState& a, const StudyScheme& s,
   const ExecMode exec = s.base == "w8a8" ? ExecMode::kInt8 : ExecMode::kSimulate;
   const nlohmann::json bench =
       step(label + " latency", "bench",
-           cache_key({kCacheVersion, "bench", qkey, exec == ExecMode::kInt8 ? "int8" : "simulate",
-                      std::to_string(o_.bench_runs), std::to_string(o_.bench_warmup),
-                      std::to_string(o_.threads)}),
-           "", [&] { return bench_step(qpath, exec, o_.bench_runs, o_.bench_warmup, o_.threads); });
+           cache_key({kCacheVersion, "bench+io", qkey,
+                      exec == ExecMode::kInt8 ? "int8" : "simulate", std::to_string(o_.bench_runs),
+                      std::to_string(o_.bench_warmup), std::to_string(o_.threads)}),
+           "", [&] {
+             const Stats& stats = a.arm_stats(m);  // the outputs' ranges for quantized I/O
+             return bench_step(qpath, exec, o_.bench_runs, o_.bench_warmup, o_.threads, &stats);
+           });
 
   nlohmann::json run;
   run["model"] = m.name;
@@ -257,7 +260,10 @@ void StudyRunner::run_scheme(ModelState& m, ArmState& a, const StudyScheme& s,
   if (cmp.contains("map")) metrics["map"] = cmp.at("map");
   run["metrics"] = metrics;
   run["latency_ms"] = {{"fp32", fp32_bench.at("median_ms")}, {"quantized", bench.at("median_ms")}};
-  run["latency"] = {{"fp32", fp32_bench}, {"quantized", bench}};
+  nlohmann::json quantized = bench;
+  quantized.erase("quantized_io");
+  run["latency"] = {{"fp32", fp32_bench}, {"quantized", quantized}};
+  if (bench.contains("quantized_io")) run["latency"]["quantized_io"] = bench.at("quantized_io");
   run["weights_bytes"] = {{"fp32", a.cut.at("weights_bytes")},
                           {"quantized", quant.at("weights_bytes")}};
   run["arena_bytes"] = {{"fp32", fp32_bench.at("arena_bytes")},

@@ -8,6 +8,9 @@
 #include "edgeq/quantize.h"
 #include "eval/compare.h"
 #include "ir/onnx_io.h"
+#include "quant/qdq_import.h"
+#include "quant/quantize_io.h"
+#include "runtime/float_io.h"
 #include "runtime/latency.h"
 
 namespace edgeq {
@@ -185,15 +188,16 @@ nlohmann::json doctor_step(const std::string& q_path, const Stats& arm_stats,
   return {{"findings", counts}, {"top", first}};
 }
 
-nlohmann::json bench_step(const std::string& path, ExecMode exec, int runs, int warmup,
-                          int threads) {
-  Graph g = load_onnx(path);
+namespace {
+
+nlohmann::json bench_graph(Graph g, ExecMode exec, int runs, int warmup, int threads) {
   const auto inputs = random_inputs(g);
   ExecutorOptions eo;
   eo.threads = threads;
   eo.exec = exec;
-  Executor ex(std::move(g), eo);
+  Executor ex(g, eo);
   const LatencyResult r = measure_latency(ex, inputs, runs, warmup);
+  const IoBytes io = io_bytes(g, [&](const std::string& v) { return ex.desc(v).shape; });
   return {{"exec", exec == ExecMode::kInt8 ? "int8" : "simulate"},
           {"threads", ex.threads()},
           {"runs", runs},
@@ -203,7 +207,25 @@ nlohmann::json bench_step(const std::string& path, ExecMode exec, int runs, int 
           {"p95_ms", r.p95_ms},
           {"plan_ms", r.prepare_ms},
           {"arena_bytes", ex.arena_bytes()},
-          {"executor_weight_bytes", ex.weight_bytes()}};
+          {"executor_weight_bytes", ex.weight_bytes()},
+          {"input_bytes", io.in},
+          {"output_bytes", io.out}};
+}
+
+}  // namespace
+
+nlohmann::json bench_step(const std::string& path, ExecMode exec, int runs, int warmup, int threads,
+                          const Stats* io_stats) {
+  const Graph g = load_onnx(path);
+  nlohmann::json j = bench_graph(g, exec, runs, warmup, threads);
+  if (io_stats) {
+    QdqModel io;
+    io.graph = g;
+    io.encodings = encodings_from_qdq(g);
+    quantize_io(io, QuantizeIo::kBoth, *io_stats);
+    j["quantized_io"] = bench_graph(std::move(io.graph), exec, runs, warmup, threads);
+  }
+  return j;
 }
 
 }  // namespace edgeq

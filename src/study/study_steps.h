@@ -40,8 +40,10 @@ nlohmann::json compare_step(const std::string& fp32_path, const std::string& q_p
 nlohmann::json doctor_step(const std::string& q_path, const Stats& arm_stats,
                            const std::string& target, size_t top = 5);
 
-// Latency of the model on edgeq's executor (random inputs; runs after warm-up) and its memory.
-nlohmann::json bench_step(const std::string& path, ExecMode exec, int runs, int warmup,
-                          int threads);
+// Latency of the model on edgeq's executor (random inputs; runs after warm-up), its memory and
+// the bytes its inputs and outputs carry per frame. With `io_stats` (a QDQ model and its arm's
+// statistics), also "quantized_io": the same for its quantized-I/O variant (quantize_io both).
+nlohmann::json bench_step(const std::string& path, ExecMode exec, int runs, int warmup, int threads,
+                          const Stats* io_stats = nullptr);
 
 }  // namespace edgeq
