@@ -18,6 +18,7 @@
 #include "ir/onnx_io.h"
 #include "quant/encodings_json.h"
 #include "quant/quantize_model.h"
+#include "quant/weight_encoding.h"
 #include "runtime/executor.h"
 #include "runtime/float_io.h"
 #include "test_util.h"
@@ -36,11 +37,16 @@ TEST(QuantizeIo, EveryPixelIsItsOwnCode) {
   EXPECT_EQ(e.scale, 1.0f / 255.0f);
   std::vector<float> pixels(256);
   for (int p = 0; p < 256; ++p) pixels[p] = static_cast<float>(p) / 255.0f;  // as letterboxing
-  const Tensor codes = codes_of(Tensor::from_vector<float>({256}, pixels), e);
+  const Tensor codes =
+      quantize_tensor(Tensor::from_vector<float>({256}, pixels), TensorEncoding::per_tensor(e));
   ASSERT_EQ(codes.dtype(), DType::kUInt8);
   for (int p = 0; p < 256; ++p) EXPECT_EQ(codes.data<uint8_t>()[p], p) << p;
   EXPECT_THROW(parse_quantize_io("inputs"), Error);
   EXPECT_EQ(parse_quantize_io("both"), QuantizeIo::kBoth);
+}
+
+Tensor image_codes(const Tensor& x) {
+  return quantize_tensor(x, TensorEncoding::per_tensor(image_code_encoding()));
 }
 
 // Letterboxed pixel values (p / 255) in [1,3,64,64], from a seed.
@@ -100,7 +106,7 @@ TEST(QuantizeIo, CodesCarryExactlyWhatTheTwinComputes) {
     for (const Tensor& x : xs) {
       const Tensor y = twin_ex.run({{"images", x}}).at("output0");
       const Tensor v = view.run({{"images", x}}).at("output0");
-      const Tensor codes_in = codes_of(x, image_code_encoding());
+      const Tensor codes_in = image_codes(x);
       const Tensor r = raw.run({{"images", codes_in}}).at("output0");
       ASSERT_EQ(r.dtype(), DType::kUInt16);
       const float* yv = y.data<float>();
@@ -185,7 +191,7 @@ TEST(QuantizeIoCli, RealModelRunsLikeItsFloatIoTwin) {
   // ONNX Runtime runs it on a photo's codes, as the QDQ formula and with its own int8 kernels.
   EDGEQ_REQUIRE_ORT();
   const Tensor x = preprocess_image(read_image(photo), 640, 640, nullptr);
-  const Tensor codes = codes_of(x, image_code_encoding());
+  const Tensor codes = image_codes(x);
   r = test::run_cli("quantize --model " + m + " --stats " + d + "/s.cbor --scheme w8a16 " +
                     "--quantize-io both --out " + d + "/io16.onnx");
   ASSERT_EQ(r.exit_code, 0) << r.err;

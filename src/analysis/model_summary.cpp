@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "ir/op_traits.h"
 #include "runtime/executor.h"
+#include "runtime/float_io.h"
 
 namespace edgeq {
 namespace {
@@ -144,8 +145,9 @@ ModelSummary summarize_model(const Graph& g, const ShapeOf& shape_of) {
   };
   s.inputs = with_shapes(g.inputs);
   s.outputs = with_shapes(g.outputs);
-  for (const auto& v : s.inputs) s.input_bytes += shape_numel(v.shape) * dtype_size(v.dtype);
-  for (const auto& v : s.outputs) s.output_bytes += shape_numel(v.shape) * dtype_size(v.dtype);
+  const IoBytes io = io_bytes(g, shape_of);
+  s.input_bytes = io.in;
+  s.output_bytes = io.out;
 
   // Group nodes by module, in execution order.
   std::vector<int> order = g.topo_order();
@@ -247,16 +249,14 @@ ModelSummary summarize_model(const Graph& g) {
   ex.prepare();
   ModelSummary s = summarize_model(view, [&](const std::string& v) { return ex.desc(v).shape; });
   if (quantized) {  // report the file's own nodes and I/O types; the rest is of the float view
-    s.input_bytes = s.output_bytes = 0;
+    const ShapeOf shape_of = [&](const std::string& v) { return ex.desc(v).shape; };
+    s.inputs = g.inputs;
+    s.outputs = g.outputs;
     for (auto* vs : {&s.inputs, &s.outputs})
-      for (ValueInfo& v : *vs) {
-        const ValueInfo* own = g.find_input(v.name);
-        for (const ValueInfo& o : g.outputs)
-          if (o.name == v.name) own = &o;
-        if (own) v.dtype = own->dtype;
-        (vs == &s.inputs ? s.input_bytes : s.output_bytes) +=
-            shape_numel(v.shape) * static_cast<int64_t>(dtype_size(v.dtype));
-      }
+      for (ValueInfo& v : *vs) v.shape = shape_of(v.name);
+    const IoBytes io = io_bytes(g, shape_of);
+    s.input_bytes = io.in;
+    s.output_bytes = io.out;
     s.nodes = static_cast<int>(g.nodes.size());
     s.op_histogram.clear();
     s.qdq_nodes = 0;

@@ -14,6 +14,7 @@
 #include "quant/encodings_json.h"
 #include "quant/quantize_io.h"
 #include "quant/quantize_model.h"
+#include "runtime/float_io.h"
 
 namespace edgeq {
 namespace {
@@ -135,12 +136,9 @@ QuantizedModel quantize(const Model& model, const CalibrationStats& calibration,
   out->q = quantize_model(g, plan, stats, c, repaired);
   check_decode_tail(tail, *out);
   quantize_io(out->q, parse_quantize_io(o.quantize_io), stats);
-  for (const ValueInfo& in : out->q.graph.inputs)
-    if (auto it = out->q.encodings.io.find(in.name); it != out->q.encodings.io.end())
-      out->summary.io.push_back("input " + in.name + ": " + it->second.channels.at(0).describe());
-  for (const ValueInfo& o2 : out->q.graph.outputs)
-    if (auto it = out->q.encodings.io.find(o2.name); it != out->q.encodings.io.end())
-      out->summary.io.push_back("output " + o2.name + ": " + it->second.channels.at(0).describe());
+  for (const CodedValue& c : coded_io(out->q.graph))
+    out->summary.io.push_back((c.input ? "input " : "output ") + c.name + ": " +
+                              c.encoding.describe());
 
   const QuantSummary s = summarize_encodings(out->q.encodings);
   QuantizeSummary& sum = out->summary;

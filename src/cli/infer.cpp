@@ -7,6 +7,7 @@
 #include "core/file_io.h"
 #include "core/npy.h"
 #include "ir/onnx_io.h"
+#include "quant/weight_encoding.h"
 #include "runtime/executor.h"
 #include "runtime/float_io.h"
 
@@ -34,7 +35,8 @@ void run_infer(const InferArgs& a) {
   options.float_io = !a.raw;
   if (a.raw && !a.image.empty())  // the letterboxed image as the codes a coded input takes
     for (const CodedValue& c : coded_io(g))
-      if (c.input && c.name == g.inputs.at(0).name) x = codes_of(x, c.encoding);
+      if (c.input && c.name == g.inputs.at(0).name)
+        x = quantize_tensor(x, TensorEncoding::per_tensor(c.encoding));
   Executor ex(g, options);
   print_notices(ex);
   auto outputs = ex.run({{g.inputs.at(0).name, x}});

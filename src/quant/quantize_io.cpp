@@ -10,23 +10,10 @@ constexpr const char* kContribDomain = "com.microsoft";
 
 Tensor zero_point_tensor(const Encoding& e) {
   Tensor z(e.dtype(), Shape{});
-  const int64_t zp = e.zero_point();
-  switch (e.dtype()) {
-    case DType::kUInt8:
-      z.data<uint8_t>()[0] = static_cast<uint8_t>(zp);
-      break;
-    case DType::kInt8:
-      z.data<int8_t>()[0] = static_cast<int8_t>(zp);
-      break;
-    case DType::kUInt16:
-      z.data<uint16_t>()[0] = static_cast<uint16_t>(zp);
-      break;
-    case DType::kInt16:
-      z.data<int16_t>()[0] = static_cast<int16_t>(zp);
-      break;
-    default:
-      fail("quantize-io: unexpected code type ", dtype_name(e.dtype()));
-  }
+  visit_dtype(e.dtype(), [&](auto v) {
+    using T = decltype(v);
+    z.data<T>()[0] = static_cast<T>(e.zero_point());
+  });
   return z;
 }
 

@@ -112,32 +112,4 @@ IoBytes io_bytes(const Graph& g, const std::function<Shape(const std::string&)>&
   return b;
 }
 
-Tensor codes_of(const Tensor& x, const Encoding& e) {
-  EDGEQ_CHECK(x.dtype() == DType::kFloat32, "codes of a ", dtype_name(x.dtype()),
-              " tensor: expected float32");
-  Tensor c(e.dtype(), x.shape());
-  const float* v = x.data<float>();
-  const auto n = static_cast<size_t>(x.numel());
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t q = e.quantize(v[i]);
-    switch (e.dtype()) {
-      case DType::kUInt8:
-        c.data<uint8_t>()[i] = static_cast<uint8_t>(q);
-        break;
-      case DType::kInt8:
-        c.data<int8_t>()[i] = static_cast<int8_t>(q);
-        break;
-      case DType::kUInt16:
-        c.data<uint16_t>()[i] = static_cast<uint16_t>(q);
-        break;
-      case DType::kInt16:
-        c.data<int16_t>()[i] = static_cast<int16_t>(q);
-        break;
-      default:
-        fail("codes of type ", dtype_name(e.dtype()), " are not supported");
-    }
-  }
-  return c;
-}
-
 }  // namespace edgeq

@@ -40,7 +40,4 @@ struct IoBytes {
 };
 IoBytes io_bytes(const Graph& g, const std::function<Shape(const std::string&)>& shape_of);
 
-// `x` (float32) as codes of `e` (QuantizeLinear's formula), in e's storage type.
-Tensor codes_of(const Tensor& x, const Encoding& e);
-
 }  // namespace edgeq
