@@ -586,8 +586,7 @@ TEST(StudyQuantize, FilesEqualTheQuantizeCommand) {
         o.calib_n = 2;
         o.weight_repair = repair;
         const std::string study_file = dir + "/study-" + scheme + ".onnx";
-        std::ostringstream log;
-        quantize_step(arm_path, stats, parse_study_scheme(scheme), o, study_file, log);
+        quantize_step(arm_path, stats, parse_study_scheme(scheme), o, study_file);
         const std::string cli_file = dir + "/cli-" + scheme + ".onnx";
         const auto r =
             run_cli("quantize --model '" + arm_path + "' --stats '" + stats_path + "' --scheme " +

@@ -2,15 +2,14 @@
 // Model, the files or frames behind an ImageSource, the Stats behind CalibrationStats, the QDQ
 // model behind QuantizedModel; and the progress reporter every long call uses.
 #pragma once
-#include <mutex>
 #include <opencv2/core.hpp>
 #include <string>
 #include <vector>
 
+#include "api/progress_reporter.h"
 #include "edgeq/calibrate.h"
 #include "edgeq/images.h"
 #include "edgeq/model.h"
-#include "edgeq/progress.h"
 #include "edgeq/quantize.h"
 #include "ir/graph.h"
 #include "quant/calibration_images.h"
@@ -51,20 +50,5 @@ struct QuantizedModel::Impl {
 };
 
 CalibrationStats make_stats(Stats stats, std::string source);
-
-// Reports to a ProgressCallback, one call at a time (from any thread); throws edgeq::Cancelled
-// when it answers false.
-class ProgressReporter {
- public:
-  explicit ProgressReporter(const ProgressCallback& cb) : cb_(cb) {}
-  void step(const std::string& task, size_t done, size_t total);
-  void message(const std::string& task, const std::string& line);
-  void warning(const std::string& task, const std::string& line);
-
- private:
-  void send(const ProgressEvent& e);
-  const ProgressCallback& cb_;
-  std::mutex m_;
-};
 
 }  // namespace edgeq

@@ -18,8 +18,9 @@ void keep_worst(nlohmann::json& worst, const std::string& key, double v, bool lo
 
 }  // namespace
 
-nlohmann::json study_ledger_report(const StudyResult& r) {
-  const nlohmann::json& runs = r.data.at("runs");
+nlohmann::json study_ledger_report(const nlohmann::json& data) {
+  const nlohmann::json& runs = data.at("runs");
+  const nlohmann::json& timing = data.at("timing");
   nlohmann::json worst = nlohmann::json::object(), results = nlohmann::json::object();
   for (const nlohmann::json& run : runs) {
     const nlohmann::json& m = run.at("metrics");
@@ -49,8 +50,12 @@ nlohmann::json study_ledger_report(const StudyResult& r) {
                             run.at("scheme").get<std::string>();
     results[key] = one;
   }
-  return {{"runs", runs.size()},  {"steps", r.steps}, {"cached", r.cached},
-          {"seconds", r.seconds}, {"worst", worst},   {"results", results}};
+  return {{"runs", runs.size()},
+          {"steps", timing.at("steps")},
+          {"cached", timing.at("cached_steps")},
+          {"seconds", timing.at("seconds")},
+          {"worst", worst},
+          {"results", results}};
 }
 
 }  // namespace edgeq

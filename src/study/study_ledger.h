@@ -5,10 +5,8 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "study/study_run.h"
-
 namespace edgeq {
 
-nlohmann::json study_ledger_report(const StudyResult& r);
+nlohmann::json study_ledger_report(const nlohmann::json& data);
 
 }  // namespace edgeq

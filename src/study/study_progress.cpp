@@ -6,8 +6,8 @@
 
 namespace edgeq {
 
-StudyProgress::StudyProgress(std::vector<std::string> kinds, std::ostream& os)
-    : kinds_(std::move(kinds)), os_(os), start_(std::chrono::steady_clock::now()) {}
+StudyProgress::StudyProgress(std::vector<std::string> kinds)
+    : kinds_(std::move(kinds)), start_(std::chrono::steady_clock::now()) {}
 
 double StudyProgress::elapsed_s() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -24,7 +24,7 @@ double StudyProgress::eta_s() const {
   return eta;
 }
 
-void StudyProgress::done(const std::string& what, double seconds, bool cached) {
+std::string StudyProgress::done(const std::string& what, double seconds, bool cached) {
   const std::string kind = done_ < kinds_.size() ? kinds_[done_] : "?";
   ++done_;
   auto& k = by_kind_[kind];
@@ -33,9 +33,8 @@ void StudyProgress::done(const std::string& what, double seconds, bool cached) {
   sum_ += seconds;
   char buf[64];
   std::snprintf(buf, sizeof buf, "[%zu/%zu] ", done_, kinds_.size());
-  os_ << buf << what << ": " << (cached ? "cached" : format_duration(seconds)) << "  elapsed "
-      << format_duration(elapsed_s()) << ", ETA " << format_duration(eta_s()) << "\n"
-      << std::flush;
+  return buf + what + ": " + (cached ? "cached" : format_duration(seconds)) + "  elapsed " +
+         format_duration(elapsed_s()) + ", ETA " + format_duration(eta_s());
 }
 
 }  // namespace edgeq

@@ -4,7 +4,6 @@
 #pragma once
 #include <chrono>
 #include <map>
-#include <ostream>
 #include <string>
 #include <vector>
 
@@ -13,9 +12,10 @@ namespace edgeq {
 class StudyProgress {
  public:
   // `kinds`: the kind of every step, in the order they will run.
-  StudyProgress(std::vector<std::string> kinds, std::ostream& os);
-  // Marks the next step done; prints its line.
-  void done(const std::string& what, double seconds, bool cached);
+  explicit StudyProgress(std::vector<std::string> kinds);
+  // Marks the next step done; returns its line.
+  std::string done(const std::string& what, double seconds, bool cached);
+  size_t finished() const { return done_; }
   double elapsed_s() const;
   // Remaining time estimate after `done_` steps.
   double eta_s() const;
@@ -26,7 +26,6 @@ class StudyProgress {
   size_t done_ = 0;
   std::map<std::string, std::pair<double, int>> by_kind_;  // seconds, count
   double sum_ = 0;
-  std::ostream& os_;
   std::chrono::steady_clock::time_point start_;
 };
 

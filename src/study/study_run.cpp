@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 
+#include "api/progress_reporter.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/json_text.h"
@@ -82,10 +83,10 @@ struct ArmState {
 
 class StudyRunner {
  public:
-  StudyRunner(const StudyOptions& o, std::ostream& log)
-      : o_(o), log_(log), cache_(o.out + "/cache") {}
+  explicit StudyRunner(const StudyOptions& o)
+      : o_(o), reporter_(o.progress), cache_(o.out + "/cache") {}
 
-  StudyResult run();
+  StudyRun run();
 
  private:
   // Runs `compute` unless the cache has the step; prints the step's line.
@@ -95,17 +96,18 @@ class StudyRunner {
     const auto t0 = Clock::now();
     std::string rejected;
     std::optional<nlohmann::json> cached = cache_.load(kind, key, artifact_ext, &rejected);
-    if (!rejected.empty()) log_ << "warning: cache entry " << rejected << "; computing it again\n";
+    if (!rejected.empty())
+      reporter_.warning("study", "cache entry " + rejected + "; computing it again");
     nlohmann::json j;
     if (cached) {
       j = *cached;
       ++result_.cached;
     } else {
-      if (o_.stop && o_.stop()) throw Cancelled();
+      reporter_.step("study", progress_->finished(), progress_->total());  // may cancel
       j = compute();
       cache_.save(kind, key, j, artifact_ext);
     }
-    progress_->done(what, seconds_since(t0), cached.has_value());
+    reporter_.message("study", progress_->done(what, seconds_since(t0), cached.has_value()));
     return j;
   }
 
@@ -115,10 +117,10 @@ class StudyRunner {
   void run_scheme(ModelState& m, ArmState& a, const StudyScheme& s, const nlohmann::json& fp32);
 
   const StudyOptions& o_;
-  std::ostream& log_;
+  ProgressReporter reporter_;
   StudyCache cache_;
   std::optional<StudyProgress> progress_;
-  StudyResult result_;
+  StudyRun result_;
   // A test image as the report names it: its path below the test folder (a/p.jpg and b/p.jpg
   // are two images; matching them by file name showed one photo for both).
   std::string test_image_key(const std::string& path) const {
@@ -173,8 +175,9 @@ void StudyRunner::calibrate(ModelState& m) {
          opt.calibrator.executor.threads = 1;
          opt.calibrator.histogram_stride = o_.histogram_stride;
          CalibrationRun run = calibrate_image_files(
-             cm, sha256_hex(serialize_onnx(cm)), images, opt, nullptr,
-             [&](const std::string& why) { log_ << "skipping unreadable image: " << why << "\n"; });
+             cm, sha256_hex(serialize_onnx(cm)), images, opt, nullptr, [&](const std::string& why) {
+               reporter_.warning("study", "skipping unreadable image: " + why);
+             });
          save_stats(run.stats, m.stats_path);
          return nlohmann::json{{"images", run.used},
                                {"unreadable", run.unreadable},
@@ -221,7 +224,7 @@ void StudyRunner::run_scheme(ModelState& m, ArmState& a, const StudyScheme& s,
   const std::string qkind = s.auto_percent > 0 ? "quantize-auto" : "quantize";
   const std::string qpath = cache_.path(qkind, qkey, ".onnx");
   const nlohmann::json quant = step(label + " quantize", qkind, qkey, ".onnx", [&] {
-    return quantize_step(a.path, a.arm_stats(m), s, o_, qpath, log_);
+    return quantize_step(a.path, a.arm_stats(m), s, o_, qpath);
   });
   const int keep = a.arm == Arm::kC ? o_.thumbnails : 0;
   // Labels belong to the arms whose outputs are detections (the full model); a cut arm's
@@ -292,7 +295,7 @@ void StudyRunner::run_scheme(ModelState& m, ArmState& a, const StudyScheme& s,
   runs_.push_back(run);
 }
 
-StudyResult StudyRunner::run() {
+StudyRun StudyRunner::run() {
   const auto t0 = Clock::now();
   check_study_options(o_);
   for (const std::string& s : o_.schemes) schemes_.push_back(parse_study_scheme(s));
@@ -324,7 +327,7 @@ StudyResult StudyRunner::run() {
     probe_labels_ = read_probe_labels(o_.probe_labels);
     probe_sha_ = file_sha256(o_.probe_labels);
   }
-  progress_.emplace(plan_kinds(), log_);
+  progress_.emplace(plan_kinds());
 
   nlohmann::json models = nlohmann::json::array();
   for (const std::string& path : o_.models) {
@@ -391,11 +394,11 @@ StudyResult StudyRunner::run() {
 
 }  // namespace
 
-StudyResult run_study(const StudyOptions& o, std::ostream& log) {
-  return StudyRunner(o, log).run();
+StudyRun run_study(const StudyOptions& o) {
+  return StudyRunner(o).run();
 }
 
-void write_study(const StudyOptions& o, const StudyResult& r) {
+void write_study(const StudyOptions& o, const StudyRun& r) {
   ensure_dir(o.out);
   write_file_atomic(o.out + "/data.json", json_text(r.data, 1) + "\n");
   write_file_atomic(o.out + "/index.html", study_report_html(r.data, r.thumbnails));

@@ -4,7 +4,6 @@
 // OUT/index.html (study/study_report.h). One progress line per step, with an ETA.
 #pragma once
 #include <nlohmann/json.hpp>
-#include <ostream>
 #include <vector>
 
 #include "study/study_options.h"
@@ -14,17 +13,17 @@ namespace edgeq {
 
 constexpr int kStudyDataVersion = 1;
 
-struct StudyResult {
+struct StudyRun {
   nlohmann::json data;                     // what data.json holds
   std::vector<StudyThumbnail> thumbnails;  // of the first test images, for the report
   size_t steps = 0, cached = 0;
   double seconds = 0;
 };
 
-// Runs the study; `log` gets the progress lines. Writes only under o.out/cache.
-StudyResult run_study(const StudyOptions& o, std::ostream& log);
+// Runs the study, reporting to o.progress. Writes only under o.out/cache.
+StudyRun run_study(const StudyOptions& o);
 
 // Writes OUT/data.json and OUT/index.html (atomically).
-void write_study(const StudyOptions& o, const StudyResult& r);
+void write_study(const StudyOptions& o, const StudyRun& r);
 
 }  // namespace edgeq

@@ -62,7 +62,7 @@ size_t initializer_bytes(const Graph& g) {
 
 nlohmann::json quantize_step(const std::string& arm_path, const Stats& arm_stats,
                              const StudyScheme& scheme, const StudyOptions& o,
-                             const std::string& out_path, std::ostream& log) {
+                             const std::string& out_path) {
   QuantizeOptions q;
   q.scheme = scheme.base;
   q.range = o.range;
@@ -81,10 +81,7 @@ nlohmann::json quantize_step(const std::string& arm_path, const Stats& arm_stats
     q.repair.n = o.calib_n;
     q.repair.seed = o.seed;
   }
-  q.progress = [&log, &o](const ProgressEvent& e) {
-    if (e.kind != ProgressEvent::Kind::kStep) log << "    " << e.message << "\n" << std::flush;
-    return !(o.stop && o.stop());
-  };
+  q.progress = o.progress;  // the search's and weight repair's own events
   const QuantizedModel m = quantize(Model::load(arm_path), make_stats(arm_stats, arm_path), q);
   m.save(out_path);
   nlohmann::json j;

@@ -26,7 +26,7 @@ size_t initializer_bytes(const Graph& g);
 // summary.
 nlohmann::json quantize_step(const std::string& arm_path, const Stats& arm_stats,
                              const StudyScheme& scheme, const StudyOptions& o,
-                             const std::string& out_path, std::ostream& log);
+                             const std::string& out_path);
 
 // compare's report as the study keeps it: per output rel_l2 / cosine / max_abs, per tap layer
 // (taps named tap_avgN / tap_maxN), detection consistency and mAP when the arm has a YOLO head,
