@@ -245,8 +245,55 @@ TEST(Api, SessionPredictsWhatRunPrints) {
   EXPECT_THROW(Session(Model::load(f.model), SessionOptions{"int4"}), Error);
 }
 
-// Library code (everything under src/ but the command line's src/cli/) names options, never a
-// flag: its messages reach Python and C++ users too. Scans every string literal, comments removed.
+// bench's report carries what `edgeq bench --json` writes; the timing fields differ from run to
+// run, the rest (model, threads, memory plan, bytes per frame) does not.
+TEST(Api, BenchReportsWhatTheProgramWrites) {
+  const ApiFixture& f = fixture();
+  const std::string json = f.dir + "/bench.json";
+  const test::CliResult r = test::run_cli("bench --runs 2 --warmup 0 --threads 1 --model " +
+                                          shell_quote(f.model) + " --json " + shell_quote(json));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  BenchOptions o;
+  o.runs = 2, o.warmup = 0, o.threads = 1, o.profile = true;
+  const BenchReport rep = bench(Model::load(f.model), o);
+  nlohmann::json got = nlohmann::json::parse(rep.json),
+                 expected = nlohmann::json::parse(read_file(json));
+  for (const char* timing : {"min_ms", "median_ms", "p95_ms", "throughput_ms_per_run", "plan_ms",
+                             "samples_ms", "peak_rss_bytes"}) {
+    EXPECT_TRUE(got.contains(timing) && expected.contains(timing)) << timing;
+    got.erase(timing), expected.erase(timing);
+  }
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(rep.samples_ms.size(), 2u);
+  EXPECT_LE(rep.min_ms, rep.median_ms);
+  EXPECT_EQ(rep.input_bytes_per_frame, 4 * 3 * 640 * 640);
+  EXPECT_FALSE(rep.quantized_io);
+  // The profile: every op type once, sorted, and the steps of the whole graph add up to the ops.
+  ASSERT_FALSE(rep.ops.empty());
+  EXPECT_EQ(rep.ops.front().op, "Conv");
+  double ops_ms = 0;
+  for (size_t i = 0; i < rep.ops.size(); ++i) {
+    ops_ms += rep.ops[i].ms_per_run;
+    if (i > 0) {
+      EXPECT_GE(rep.ops[i - 1].ms_per_run, rep.ops[i].ms_per_run);
+    }
+  }
+  EXPECT_GT(ops_ms, 0);
+  EXPECT_LE(rep.steps.size(), 40u);
+  o.profile = false, o.workers = 2;
+  const BenchReport two = bench(Model::load(f.model), o);
+  EXPECT_EQ(two.workers, 2);
+  EXPECT_EQ(two.threads, 1);  // one thread shared by two workers: at least one each
+  EXPECT_GT(two.throughput_ms_per_run, 0);
+  EXPECT_EQ(nlohmann::json::parse(two.json)["threads_per_worker"], 1);
+  o.runs = 0;
+  EXPECT_NE(test::error_of([&] { bench(Model::load(f.model), o); }).find("runs must be positive"),
+            std::string::npos);
+  o.runs = 1, o.workers = 1, o.emulate = "avx2";
+  EXPECT_NE(test::error_of([&] { bench(Model::load(f.model), o); }).find("needs exec int8"),
+            std::string::npos);
+}
+
 TEST(Api, CompareReportsWhatTheProgramWrites) {
   const ApiFixture& f = fixture();
   const std::string q = f.dir + "/compare_w8a8.onnx", json = f.dir + "/compare.json";
@@ -277,6 +324,8 @@ TEST(Api, CompareReportsWhatTheProgramWrites) {
   EXPECT_THROW(compare(Model::load(f.model), Model::load(q), f.val, co), Error);
 }
 
+// Library code (everything under src/ but the command line's src/cli/) names options, never a
+// flag: its messages reach Python and C++ users too. Scans every string literal, comments removed.
 TEST(LibraryMessages, NameNoCommandLineFlag) {
   const std::regex literal(R"("(?:[^"\\\n]|\\.)*")"), flag(R"(--[a-z])");
   std::vector<std::string> found;

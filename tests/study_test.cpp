@@ -3,6 +3,8 @@
 // computes nothing, an added scheme computes only its own steps; the HTML page renders in
 // headless Chromium without errors and the numbers it shows are data.json's; calibrating once per
 // model gives each arm the statistics calibrating the arm itself gives.
+#include "edgeq/study.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -554,6 +556,70 @@ TEST(StudyCli, LedgerRowHoldsTheWorstRun) {
 
 namespace edgeq {
 namespace {
+// data.json without what changes from run to run (timings, the output folder).
+nlohmann::json without_timing(nlohmann::json j) {
+  if (j.is_object()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (auto& [k, v] : j.items()) {
+      const bool timing = k == "timing" || k == "seconds" || k == "peak_rss_bytes" ||
+                          (k.size() > 3 && k.compare(k.size() - 3, 3, "_ms") == 0);
+      if (!timing && k != "out") out[k] = without_timing(v);
+    }
+    return out;
+  }
+  if (j.is_array())
+    for (auto& v : j) v = without_timing(v);
+  return j;
+}
+
+// edgeq::study (include/edgeq/study.h) and `edgeq study` with the same options write the same
+// data.json; the callback sees a step event before each computed step and a line after each
+// step, and answering false stops the study with nothing written but the cache.
+TEST(StudyApi, WritesWhatTheProgramWritesAndCancels) {
+  const std::string dir = test::temp_dir("study_api");
+  save_onnx(build_yolo11("yolo11n"), dir + "/yolo11n.onnx");
+  write_synthetic_scenes(dir + "/calib", 2, 3);
+  write_synthetic_scenes(dir + "/test", 2, 4);
+  StudyConfig c;
+  c.models = {dir + "/yolo11n.onnx"};
+  c.images = dir + "/calib";
+  c.test = dir + "/test";
+  c.arms = {"C"};
+  c.schemes = {"w8a16"};
+  c.bench_runs = 1, c.bench_warmup = 0, c.thumbnails = 1;
+  c.out = dir + "/cancelled";
+  size_t events = 0;
+  c.progress = [&](const ProgressEvent& e) { return ++events < 3; };
+  EXPECT_THROW(study(c), Cancelled);
+  EXPECT_FALSE(fs::exists(c.out + "/data.json"));
+
+  c.out = dir + "/api";
+  size_t before = 0, lines = 0;
+  c.progress = [&](const ProgressEvent& e) {
+    if (e.task == "study") {
+      before += e.kind == ProgressEvent::Kind::kStep;
+      lines += e.kind == ProgressEvent::Kind::kMessage;
+    }
+    return true;
+  };
+  const StudyResult r = study(c);
+  EXPECT_EQ(r.runs, 1u);
+  EXPECT_EQ(lines, r.steps);
+  EXPECT_EQ(before, r.steps - r.cached);
+  EXPECT_EQ(r.data_json + "\n", read_file(c.out + "/data.json"));
+  EXPECT_TRUE(fs::exists(c.out + "/index.html"));
+  EXPECT_EQ(study_config_from_json(study_config_to_json(c)).models, c.models);
+
+  const auto cli =
+      run_cli("study --models '" + c.models[0] + "' --images '" + c.images + "' --test '" + c.test +
+              "' --arms C --schemes w8a16 --bench-runs 1 --bench-warmup 0 "
+              "--thumbnails 1 --out '" +
+              dir + "/cli'");
+  ASSERT_EQ(cli.exit_code, 0) << cli.err;
+  EXPECT_EQ(without_timing(load_json(dir + "/cli/data.json")),
+            without_timing(nlohmann::json::parse(r.data_json)));
+  fs::remove_all(dir);
+}
 
 // The study quantizes through the same library call as `edgeq quantize`: for the same arm file,
 // statistics and options (range, the target's placement, weight repair on the calibration

@@ -8,6 +8,7 @@
 //
 // Every failure is an edgeq::Error with a one-line message.
 #pragma once
+#include "edgeq/bench.h"
 #include "edgeq/calibrate.h"
 #include "edgeq/compare.h"
 #include "edgeq/doctor.h"
@@ -17,3 +18,4 @@
 #include "edgeq/progress.h"
 #include "edgeq/quantize.h"
 #include "edgeq/session.h"
+#include "edgeq/study.h"

@@ -1,10 +1,10 @@
 #include "edgeq/compare.h"
 
 #include "api/api_impl.h"
+#include "api/exec_options.h"
 #include "core/json_text.h"
 #include "eval/compare.h"
 #include "eval/compare_report.h"
-#include "runtime/int8_pairs.h"
 
 namespace edgeq {
 
@@ -23,9 +23,10 @@ CompareReport compare(const Model& reference, const Model& test, const std::stri
   opt.post.conf = o.conf;
   opt.post.iou = o.iou;
   opt.map_conf = o.map_conf;
-  opt.exec = parse_exec_mode(o.exec);
-  opt.emulate = parse_int8_emulation(o.emulate, "emulate");
-  opt.threads = o.threads;
+  const ExecutorOptions e = executor_options(o.exec, o.emulate, o.threads);
+  opt.exec = e.exec;
+  opt.emulate = e.emulate;
+  opt.threads = e.threads;
 
   ProgressReporter progress(o.progress);
   CompareHooks hooks;

@@ -6,35 +6,28 @@
 #include <optional>
 
 #include "api/api_impl.h"
+#include "api/exec_options.h"
 #include "core/error.h"
 #include "deploy/detector.h"
 #include "runtime/executor.h"
-#include "runtime/int8_pairs.h"
 #include "vision/image_io.h"
 #include "vision/yolo_layout.h"
 
 namespace edgeq {
 namespace {
 
-ExecutorOptions executor_options(const SessionOptions& o) {
-  EDGEQ_CHECK(o.threads >= 0, "threads must be >= 0, got ", o.threads);
+ExecutorOptions session_executor_options(const SessionOptions& o) {
   EDGEQ_CHECK(o.conf >= 0 && o.conf <= 1 && o.iou >= 0 && o.iou <= 1,
               "conf and iou must be in [0, 1]");
   EDGEQ_CHECK(o.max_det > 0, "max_det must be positive");
-  ExecutorOptions e;
-  e.threads = o.threads;
-  e.exec = parse_exec_mode(o.exec);
-  e.emulate = parse_int8_emulation(o.emulate, "emulate");
-  EDGEQ_CHECK(e.emulate == Int8Emulation::kNone || e.exec == ExecMode::kInt8, "emulate ", o.emulate,
-              " needs exec int8 (simulate is the exact QDQ formula)");
-  return e;
+  return executor_options(o.exec, o.emulate, o.threads);
 }
 
 }  // namespace
 
 struct Session::Impl {
   Impl(const Model& m, const SessionOptions& o)
-      : graph(m.impl().graph), executor(graph, executor_options(o)) {
+      : graph(m.impl().graph), executor(graph, session_executor_options(o)) {
     post.conf = o.conf;
     post.iou = o.iou;
     post.max_det = o.max_det;

@@ -1,0 +1,57 @@
+// Latency and memory of a model on edgeq's executor: untimed warm-up runs, then timed runs on
+// deterministic random inputs (min / median / p95), peak memory and the bytes each frame carries
+// in and out; or, with several workers, the throughput of executors running at once. What
+// `edgeq bench` runs and prints.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "edgeq/model.h"
+
+namespace edgeq {
+
+struct BenchOptions {
+  std::string exec = "simulate";  // how a QDQ model runs: "simulate" | "int8"
+  std::string emulate = "none";   // with int8: "none" | "avx2"
+  int threads = 0;                // 0: all cores (shared by the workers)
+  int runs = 20;                  // timed runs (in all, over the workers)
+  int warmup = 3;                 // untimed runs first (each worker)
+  // More than 1: this many executors at once on their own threads (threads / workers threads
+  // each), taking runs from a shared counter; the report's throughput is wall time per run.
+  int workers = 1;
+  bool profile = false;  // time each step (one worker only; adds a little overhead)
+};
+
+struct BenchReport {
+  std::string model;             // Model::name()
+  int workers = 1, threads = 0;  // threads: the executor's, or each worker's
+  std::string exec, emulate, simd;
+  int runs = 0, warmup = 0;
+  // One worker: latency of the timed runs, and planning time.
+  double min_ms = 0, median_ms = 0, p95_ms = 0, plan_ms = 0;
+  std::vector<double> samples_ms;
+  double throughput_ms_per_run = 0;  // wall time / runs (workers), or the mean latency
+  uint64_t peak_rss_bytes = 0, arena_bytes = 0, weight_bytes = 0;  // arena, weights: one worker
+  int64_t input_bytes_per_frame = 0, output_bytes_per_frame = 0;   // one worker
+  bool quantized_io = false;  // codes in and out (a model written with quantize_io)
+  // With profile: time per run of each op type (largest first) and of each step (slowest first).
+  struct OpTime {
+    std::string op;
+    int steps = 0;
+    double ms_per_run = 0;
+  };
+  std::vector<OpTime> ops;
+  struct StepTime {
+    std::string step;
+    double ms_per_run = 0;
+  };
+  std::vector<StepTime> steps;
+  std::vector<std::string> notices;  // what the planner chose to tell
+  std::string json;                  // the numbers as `edgeq bench --json` writes them
+};
+
+// Throws edgeq::Error for options out of range or a model the executor cannot run.
+BenchReport bench(const Model& model, const BenchOptions& options = {});
+
+}  // namespace edgeq

@@ -1,0 +1,151 @@
+// bench: one executor's latency (runtime/latency.h), or several executors at once for throughput.
+#include "edgeq/bench.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "api/api_impl.h"
+#include "api/exec_options.h"
+#include "core/error.h"
+#include "core/json_text.h"
+#include "core/process_stats.h"
+#include "core/simd.h"
+#include "core/worker_threads.h"
+#include "runtime/executor.h"
+#include "runtime/float_io.h"
+#include "runtime/latency.h"
+
+namespace edgeq {
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// `workers` executors at once, each planned and warmed up on its own thread, then taking runs from
+// a shared counter. Wall time per run.
+double run_workers(const Graph& g, const std::map<std::string, Tensor>& inputs, ExecutorOptions opt,
+                   const BenchOptions& o) {
+  std::atomic<int> ready{0}, next{0};
+  std::atomic<bool> go{false};
+  WorkerThreads workers(o.workers, [&](int) {
+    std::unique_ptr<Executor> ex;
+    try {
+      ex = std::make_unique<Executor>(g, opt);  // planned on the thread that runs it
+      ex->prepare();
+      for (int i = 0; i < o.warmup; ++i) ex->run(inputs);
+    } catch (...) {
+      ++ready;  // the others may not wait for this one
+      throw;
+    }
+    ++ready;
+    while (!go) std::this_thread::yield();
+    while (next++ < o.runs) ex->run(inputs);
+  });
+  while (ready < o.workers) std::this_thread::yield();
+  const auto t0 = std::chrono::steady_clock::now();
+  go = true;
+  workers.join();
+  return ms_since(t0) / o.runs;
+}
+
+// Time per run of each op type (largest first) and of the 40 slowest steps.
+void add_profile(const std::vector<StepTime>& steps, int runs, BenchReport& r) {
+  std::map<std::string, BenchReport::OpTime> by_op;
+  for (const StepTime& s : steps) {
+    BenchReport::OpTime& t = by_op[s.op];
+    t.op = s.op;
+    t.ms_per_run += s.ms / runs;
+    t.steps += 1;
+  }
+  for (const auto& [op, t] : by_op) r.ops.push_back(t);
+  std::stable_sort(r.ops.begin(), r.ops.end(),
+                   [](const auto& a, const auto& b) { return a.ms_per_run > b.ms_per_run; });
+  for (const StepTime& s : steps) r.steps.push_back({s.what, s.ms / runs});
+  std::stable_sort(r.steps.begin(), r.steps.end(),
+                   [](const auto& a, const auto& b) { return a.ms_per_run > b.ms_per_run; });
+  r.steps.resize(std::min<size_t>(r.steps.size(), 40));
+}
+
+BenchReport bench_workers(const Model& model, const Graph& g,
+                          const std::map<std::string, Tensor>& inputs, ExecutorOptions opt,
+                          const BenchOptions& o) {
+  EDGEQ_CHECK(!o.profile, "profile times one executor; use it with one worker");
+  const int threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();
+  opt.threads = std::max(1, threads / o.workers);
+  BenchReport r;
+  r.model = model.name(), r.workers = o.workers, r.threads = opt.threads;
+  r.exec = o.exec, r.emulate = o.emulate, r.simd = simd_level_name(simd_level());
+  r.runs = o.runs, r.warmup = o.warmup;
+  r.throughput_ms_per_run = run_workers(g, inputs, opt, o);
+  r.peak_rss_bytes = peak_rss_bytes();
+  const nlohmann::json j = {{"model", r.model},
+                            {"workers", r.workers},
+                            {"threads_per_worker", r.threads},
+                            {"runs", r.runs},
+                            {"warmup", r.warmup},
+                            {"throughput_ms_per_run", r.throughput_ms_per_run},
+                            {"peak_rss_bytes", r.peak_rss_bytes}};
+  r.json = json_text(j, 2);
+  return r;
+}
+
+}  // namespace
+
+BenchReport bench(const Model& model, const BenchOptions& o) {
+  EDGEQ_CHECK(o.runs > 0, "runs must be positive, got ", o.runs);
+  EDGEQ_CHECK(o.warmup >= 0, "warmup must be >= 0, got ", o.warmup);
+  EDGEQ_CHECK(o.workers >= 1, "workers must be at least 1, got ", o.workers);
+  const Graph& g = model.impl().graph;
+  ExecutorOptions opt = executor_options(o.exec, o.emulate, o.threads);
+  const std::map<std::string, Tensor> inputs = random_inputs(g);
+  if (o.workers > 1) return bench_workers(model, g, inputs, opt, o);
+
+  opt.profile = o.profile;
+  Executor ex(g, opt);
+  const LatencyResult lat = measure_latency(ex, inputs, o.runs, o.warmup);
+  BenchReport r;
+  r.notices = ex.notices();
+  r.peak_rss_bytes = peak_rss_bytes();
+  if (o.profile) add_profile(ex.profile(), o.runs + o.warmup, r);
+  r.model = model.name(), r.threads = ex.threads();
+  r.exec = o.exec, r.emulate = o.emulate, r.simd = simd_level_name(simd_level());
+  r.runs = o.runs, r.warmup = o.warmup;
+  r.min_ms = lat.min_ms, r.median_ms = lat.median_ms, r.p95_ms = lat.p95_ms;
+  r.plan_ms = lat.prepare_ms, r.throughput_ms_per_run = lat.mean_ms;
+  r.samples_ms = lat.samples_ms;
+  r.arena_bytes = ex.arena_bytes(), r.weight_bytes = ex.weight_bytes();
+  const IoBytes io = io_bytes(g, [&](const std::string& v) { return ex.desc(v).shape; });
+  r.input_bytes_per_frame = io.in, r.output_bytes_per_frame = io.out;
+  r.quantized_io = !coded_io(g).empty();
+  const nlohmann::json j = {{"model", r.model},
+                            {"threads", r.threads},
+                            {"exec", r.exec},
+                            {"emulate", r.emulate},
+                            {"simd", r.simd},
+                            {"workers", 1},
+                            {"runs", r.runs},
+                            {"warmup", r.warmup},
+                            {"min_ms", r.min_ms},
+                            {"median_ms", r.median_ms},
+                            {"p95_ms", r.p95_ms},
+                            {"throughput_ms_per_run", r.throughput_ms_per_run},
+                            {"plan_ms", r.plan_ms},
+                            {"peak_rss_bytes", r.peak_rss_bytes},
+                            {"arena_bytes", r.arena_bytes},
+                            {"weight_bytes", r.weight_bytes},
+                            {"input_bytes_per_frame", r.input_bytes_per_frame},
+                            {"output_bytes_per_frame", r.output_bytes_per_frame},
+                            {"samples_ms", r.samples_ms}};
+  r.json = json_text(j, 2);
+  return r;
+}
+
+}  // namespace edgeq
