@@ -14,17 +14,18 @@ Every failure raises :class:`edgeq.Error` with the library's one-line message. L
 release the GIL, report progress (tqdm when installed, else a line on stderr; ``progress=False``
 is quiet, a callable gets every event) and stop on Ctrl-C with KeyboardInterrupt.
 """
-from ._edgeq import (Cancelled, CompareOutput, CompareReport, DoctorReport, Error, Finding,
-                     Model, QuantizedModel, SensitivityRow, Stats, __version__)
+from ._edgeq import (BenchReport, Cancelled, CompareOutput, CompareReport, DoctorReport, Error,
+                     Finding, Model, QuantizedModel, SensitivityRow, Stats, StudyResult,
+                     __version__)
 from ._progress import progress_callback as _progress_callback
 from ._results import Boxes, Keypoints, Results
 from ._session import Session
 from . import _edgeq
 
-__all__ = ["Boxes", "Cancelled", "CompareOutput", "CompareReport", "DoctorReport", "Error",
-           "Finding", "SensitivityRow", "Keypoints", "Model", "QuantizedModel", "Results",
-           "Session", "Stats", "__version__", "calibrate", "compare", "doctor", "main",
-           "quantize"]
+__all__ = ["BenchReport", "Boxes", "Cancelled", "CompareOutput", "CompareReport", "DoctorReport",
+           "Error", "Finding", "SensitivityRow", "Keypoints", "Model", "QuantizedModel",
+           "Results", "Session", "Stats", "StudyResult", "__version__", "bench", "calibrate",
+           "compare", "doctor", "main", "quantize", "study"]
 
 
 def _model(model):
@@ -113,6 +114,46 @@ def doctor(model, stats=None, *, target="cpu", images=None, encodings=None, max_
         raise Error("doctor: stats must be edgeq.Stats, got " + type(stats).__name__)
     return _edgeq._doctor(_model(model), stats, target, images, encodings, max_images,
                           sensitivity, top_percent, max_info, _progress_callback(progress))
+
+
+def bench(model, *, runs=20, warmup=3, workers=1, exec="simulate", emulate="none", threads=0,
+          profile=False):
+    """Latency and memory of ``model`` (a :class:`Model`, :class:`QuantizedModel` or what
+    ``Model()`` takes) on edgeq's executor: ``warmup`` untimed runs, then ``runs`` timed runs on
+    deterministic random inputs. workers > 1: that many executors at once (threads / workers
+    threads each) for throughput. profile: time each op type and step. Returns a
+    :class:`BenchReport` (attributes, and ``to_dict()``: what ``edgeq bench --json`` writes)."""
+    return _edgeq._bench(_model(model), runs, warmup, workers, exec, emulate, threads, profile)
+
+
+def study(models, images, test, out, *, progress=True, **options):
+    """The n-vs-s study (``edgeq study``): for every model (ONNX paths) x arm x scheme, cut,
+    calibrate on ``images``, quantize, compare on ``test`` against the arm's FP32, doctor and
+    latency, each step cached in ``out``/cache; writes ``out``/data.json and ``out``/index.html
+    and returns a :class:`StudyResult`. options: the study configuration's other keys, with the
+    library's defaults: schemes (["w8a16", "w8a8"]; "w8a8-autoP" searches with P % at 16 bit),
+    arms (["A", "B", "C"]), labels, probe_labels, val, target ("qnn-htp"), placement ("auto"),
+    range ("minmax"), calib_n (128), seed, histogram_stride, test_n, auto_n, bench_runs,
+    bench_warmup, threads, thumbnails, probe_folds, probe_l2, weight_repair. An unknown key or a
+    wrong type raises :class:`Error`; Ctrl-C stops before the next step, keeping the finished
+    steps in the cache (the same call goes on from there)."""
+    import json
+    import os
+
+    def path(p, what):
+        if not isinstance(p, (str, bytes, os.PathLike)):
+            raise Error(f"study: {what} must be a path, got {type(p).__name__}")
+        return os.fsdecode(p)
+
+    if isinstance(models, (str, bytes, os.PathLike)):
+        models = [models]
+    config = {k: v for k, v in options.items()}
+    for key in ("labels", "probe_labels", "val"):
+        if config.get(key) is not None:
+            config[key] = path(config[key], key)
+    config.update(models=[path(m, "models") for m in models], images=path(images, "images"),
+                  test=path(test, "test"), out=path(out, "out"))
+    return _edgeq._study(json.dumps(config), _progress_callback(progress))
 
 
 def main(argv=None):

@@ -89,6 +89,44 @@ class CompareReport:
     test_pose_map50_95: float
     def to_dict(self) -> Dict[str, Any]: ...
 
+class BenchReport:
+    model: str
+    workers: int
+    threads: int
+    exec: str
+    emulate: str
+    simd: str
+    runs: int
+    warmup: int
+    min_ms: float
+    median_ms: float
+    p95_ms: float
+    plan_ms: float
+    samples_ms: List[float]
+    throughput_ms_per_run: float
+    peak_rss_bytes: int
+    arena_bytes: int
+    weight_bytes: int
+    input_bytes_per_frame: int
+    output_bytes_per_frame: int
+    quantized_io: bool
+    @property
+    def ops(self) -> List[Dict[str, Any]]: ...
+    @property
+    def steps(self) -> List[Dict[str, Any]]: ...
+    notices: List[str]
+    def to_dict(self) -> Dict[str, Any]: ...
+
+class StudyResult:
+    @property
+    def out(self) -> str: ...
+    runs: int
+    steps: int
+    cached: int
+    seconds: float
+    def data(self) -> Dict[str, Any]: ...
+    def ledger(self) -> Dict[str, Any]: ...
+
 class Finding:
     severity: str
     kind: str
@@ -181,5 +219,12 @@ def doctor(model: Union[Model, QuantizedModel, PathLike, bytes], stats: Optional
            encodings: Optional[PathLike] = ..., max_images: int = ..., sensitivity: int = ...,
            top_percent: float = ..., max_info: int = ..., progress: Progress = ...
            ) -> DoctorReport: ...
+
+def bench(model: Union[Model, QuantizedModel, PathLike, bytes], *, runs: int = ...,
+          warmup: int = ..., workers: int = ..., exec: str = ..., emulate: str = ...,
+          threads: int = ..., profile: bool = ...) -> BenchReport: ...
+
+def study(models: Union[PathLike, Sequence[PathLike]], images: PathLike, test: PathLike,
+          out: PathLike, *, progress: Progress = ..., **options: Any) -> StudyResult: ...
 
 def main(argv: Optional[Sequence[str]] = ...) -> int: ...

@@ -18,6 +18,7 @@ void bind_calibrate(py::module_& m);
 void bind_quantize(py::module_& m);
 void bind_compare(py::module_& m);
 void bind_doctor(py::module_& m);
+void bind_bench(py::module_& m);
 void bind_session(py::module_& m);
 void bind_cli(py::module_& m);
 

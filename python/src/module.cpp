@@ -56,6 +56,7 @@ PYBIND11_MODULE(_edgeq, m) {
   bind_quantize(m);
   bind_compare(m);
   bind_doctor(m);
+  bind_bench(m);
   bind_session(m);
   bind_cli(m);
 }

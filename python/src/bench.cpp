@@ -1,0 +1,111 @@
+// edgeq.bench() and edgeq.study() for Python.
+#include "bindings.h"
+
+namespace edgeq::python {
+namespace {
+
+BenchReport bench_py(const Model& model, int runs, int warmup, int workers, const std::string& exec,
+                     const std::string& emulate, int threads, bool profile) {
+  BenchOptions o;
+  o.runs = runs, o.warmup = warmup, o.workers = workers;
+  o.exec = exec, o.emulate = emulate, o.threads = threads, o.profile = profile;
+  py::gil_scoped_release release;
+  return bench(model, o);
+}
+
+// `config_json`: the study's JSON form (edgeq/study.h), which Python builds from its keywords.
+StudyResult study_py(const std::string& config_json, py::object progress) {
+  StudyConfig c = study_config_from_json(config_json);
+  LongCall call(std::move(progress));
+  return call.run([&](const ProgressCallback& cb) {
+    c.progress = cb;
+    return study(c);
+  });
+}
+
+py::object json_loads(const std::string& text) {
+  return py::module_::import("json").attr("loads")(text);
+}
+
+}  // namespace
+
+void bind_bench(py::module_& m) {
+  using R = BenchReport;
+  py::class_<R>(m, "BenchReport", R"doc(Latency and memory of a model (edgeq.bench()).
+
+One worker: min_ms, median_ms, p95_ms, samples_ms, plan_ms, arena_bytes, weight_bytes,
+input_bytes_per_frame, output_bytes_per_frame, quantized_io; with profile, ops (op, steps,
+ms_per_run; largest first) and steps (the slowest). Several workers: throughput_ms_per_run (wall
+time per run). Always peak_rss_bytes, threads (per worker), notices. to_dict() is what
+`edgeq bench --json` writes.)doc")
+      .def_readonly("model", &R::model)
+      .def_readonly("workers", &R::workers)
+      .def_readonly("threads", &R::threads)
+      .def_readonly("exec", &R::exec)
+      .def_readonly("emulate", &R::emulate)
+      .def_readonly("simd", &R::simd)
+      .def_readonly("runs", &R::runs)
+      .def_readonly("warmup", &R::warmup)
+      .def_readonly("min_ms", &R::min_ms)
+      .def_readonly("median_ms", &R::median_ms)
+      .def_readonly("p95_ms", &R::p95_ms)
+      .def_readonly("plan_ms", &R::plan_ms)
+      .def_readonly("samples_ms", &R::samples_ms)
+      .def_readonly("throughput_ms_per_run", &R::throughput_ms_per_run)
+      .def_readonly("peak_rss_bytes", &R::peak_rss_bytes)
+      .def_readonly("arena_bytes", &R::arena_bytes)
+      .def_readonly("weight_bytes", &R::weight_bytes)
+      .def_readonly("input_bytes_per_frame", &R::input_bytes_per_frame)
+      .def_readonly("output_bytes_per_frame", &R::output_bytes_per_frame)
+      .def_readonly("quantized_io", &R::quantized_io)
+      .def_property_readonly(
+          "ops",
+          [](const R& r) {
+            py::list out;
+            for (const auto& t : r.ops)
+              out.append(py::dict(py::arg("op") = t.op, py::arg("steps") = t.steps,
+                                  py::arg("ms_per_run") = t.ms_per_run));
+            return out;
+          })
+      .def_property_readonly(
+          "steps",
+          [](const R& r) {
+            py::list out;
+            for (const auto& s : r.steps)
+              out.append(py::dict(py::arg("step") = s.step, py::arg("ms_per_run") = s.ms_per_run));
+            return out;
+          })
+      .def_readonly("notices", &R::notices)
+      .def(
+          "to_dict", [](const R& r) { return json_loads(r.json); },
+          "The numbers as `edgeq bench --json` writes them.")
+      .def("__repr__", [](const R& r) {
+        return "<edgeq.BenchReport " + r.model + " median " + std::to_string(r.median_ms) + " ms>";
+      });
+  m.def("_bench", &bench_py, py::arg("model"), py::arg("runs"), py::arg("warmup"),
+        py::arg("workers"), py::arg("exec"), py::arg("emulate"), py::arg("threads"),
+        py::arg("profile"));
+
+  py::class_<StudyResult>(m, "StudyResult", R"doc(What edgeq.study() wrote.
+
+out (the folder with data.json, index.html and cache/), runs, steps, cached, seconds; data() is
+data.json as a dict, ledger() the numbers the regression ledger records.)doc")
+      .def_property_readonly("out", [](const StudyResult& r) { return path_object(r.out); })
+      .def_readonly("runs", &StudyResult::runs)
+      .def_readonly("steps", &StudyResult::steps)
+      .def_readonly("cached", &StudyResult::cached)
+      .def_readonly("seconds", &StudyResult::seconds)
+      .def(
+          "data", [](const StudyResult& r) { return json_loads(r.data_json); },
+          "data.json as a dict.")
+      .def(
+          "ledger", [](const StudyResult& r) { return json_loads(r.ledger_json); },
+          "The study's numbers as the regression ledger records them.")
+      .def("__repr__", [](const StudyResult& r) {
+        return "<edgeq.StudyResult " + std::to_string(r.runs) + " runs, " +
+               std::to_string(r.steps) + " steps (" + std::to_string(r.cached) + " cached)>";
+      });
+  m.def("_study", &study_py, py::arg("config_json"), py::arg("progress"));
+}
+
+}  // namespace edgeq::python

@@ -1,0 +1,118 @@
+"""edgeq.bench and edgeq.study: what the program writes, errors, and progress (tqdm and plain)."""
+import json
+import os
+import sys
+
+import pytest
+
+import edgeq
+
+
+def test_bench_reports_what_the_program_writes(zoo_pose_path, run_cli, tmp_path):
+    out = tmp_path / "bench.json"
+    r = run_cli("bench", "--model", zoo_pose_path, "--runs", "3", "--warmup", "1", "--threads",
+                "1", "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    rep = edgeq.bench(zoo_pose_path, runs=3, warmup=1, threads=1, profile=True)
+    expected, got = json.loads(out.read_text()), rep.to_dict()
+    for timing in ("min_ms", "median_ms", "p95_ms", "throughput_ms_per_run", "plan_ms",
+                   "samples_ms", "peak_rss_bytes"):
+        del expected[timing], got[timing]
+    assert got == expected
+    assert len(rep.samples_ms) == 3 and rep.min_ms <= rep.median_ms <= max(rep.samples_ms)
+    assert rep.input_bytes_per_frame == 4 * 3 * 160 * 160
+    assert rep.ops and rep.ops[0]["ms_per_run"] >= rep.ops[-1]["ms_per_run"]
+    assert {o["op"] for o in rep.ops} >= {"Conv", "Concat"}
+    two = edgeq.bench(zoo_pose_path, runs=4, warmup=0, workers=2, threads=2)
+    assert two.workers == 2 and two.threads == 1 and two.throughput_ms_per_run > 0
+    with pytest.raises(edgeq.Error, match="runs must be positive"):
+        edgeq.bench(zoo_pose_path, runs=0)
+    with pytest.raises(edgeq.Error, match="needs exec int8"):
+        edgeq.bench(zoo_pose_path, runs=1, emulate="avx2")
+
+
+@pytest.fixture(scope="module")
+def study_inputs(zoo_detect_path, scenes, tmp_path_factory):
+    from conftest import write_bmp
+    root = tmp_path_factory.mktemp("study")
+    for name, frames in (("calib", scenes[:2]), ("test", scenes[2:4])):
+        (root / name).mkdir()
+        for i, f in enumerate(frames):
+            write_bmp(root / name / f"{i}.bmp", f)
+    options = dict(arms=["C"], schemes=["w8a16"], bench_runs=1, bench_warmup=0, thumbnails=1)
+    return root, options
+
+
+def without_timing(j):
+    if isinstance(j, dict):
+        return {k: without_timing(v) for k, v in j.items()
+                if k not in ("timing", "seconds", "peak_rss_bytes", "out")
+                and not k.endswith("_ms")}
+    if isinstance(j, list):
+        return [without_timing(v) for v in j]
+    return j
+
+
+def test_study_writes_what_the_program_writes(study_inputs, zoo_detect_path, run_cli):
+    root, options = study_inputs
+    events = []
+    res = edgeq.study(zoo_detect_path, root / "calib", root / "test", root / "py",
+                      progress=lambda *e: events.append(e) or True, **options)
+    assert res.runs == 1 and res.steps > 0 and res.cached == 0
+    assert res.out == str(root / "py")
+    data = json.loads((root / "py" / "data.json").read_text())
+    assert res.data() == data
+    assert res.ledger()["runs"] == 1
+    lines = [e for e in events if e[0] == "message" and e[1] == "study"]
+    assert len(lines) == res.steps and lines[-1][4].startswith(f"[{res.steps}/{res.steps}]")
+    r = run_cli("study", "--models", zoo_detect_path, "--images", str(root / "calib"), "--test",
+                str(root / "test"), "--arms", "C", "--schemes", "w8a16", "--bench-runs", "1",
+                "--bench-warmup", "0", "--thumbnails", "1", "--out", str(root / "cli"))
+    assert r.returncode == 0, r.stderr
+    assert without_timing(json.loads((root / "cli" / "data.json").read_text())) == \
+        without_timing(data)
+    again = edgeq.study(zoo_detect_path, root / "calib", root / "test", root / "py",
+                        progress=False, **options)
+    assert again.cached == again.steps
+
+
+def test_study_errors_and_cancel(study_inputs, zoo_detect_path):
+    root, options = study_inputs
+    with pytest.raises(edgeq.Error, match="unknown key 'colour'"):
+        edgeq.study(zoo_detect_path, root / "calib", root / "test", root / "x", colour="red")
+    with pytest.raises(edgeq.Error, match="'calib_n' must be a whole number"):
+        edgeq.study(zoo_detect_path, root / "calib", root / "test", root / "x", calib_n=2.5)
+    with pytest.raises(edgeq.Error, match="models: no such file"):
+        edgeq.study(root / "none.onnx", root / "calib", root / "test", root / "x")
+    with pytest.raises(edgeq.Error, match="must be a path"):
+        edgeq.study(zoo_detect_path, 3, root / "test", root / "x")
+    calls = []
+
+    def stop_at_second(kind, task, done, total, message):
+        calls.append(kind)
+        return len(calls) < 2
+
+    with pytest.raises(edgeq.Cancelled, match="the same call goes on from there"):
+        edgeq.study(zoo_detect_path, root / "calib", root / "test", root / "stopped",
+                    progress=stop_at_second, **options)
+    assert not (root / "stopped" / "data.json").exists()
+
+
+def test_progress_draws_tqdm_bars_or_plain_lines(zoo_pose_path, scenes, capsys, monkeypatch):
+    tqdm = pytest.importorskip("tqdm")  # Debian's python3-tqdm: installed by scripts/setup.sh
+    bars = []
+    real = tqdm.tqdm
+
+    class Recording(real):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            bars.append(self)
+
+    monkeypatch.setattr(tqdm, "tqdm", Recording)
+    edgeq.calibrate(zoo_pose_path, scenes, n=4, progress=True)
+    assert bars and bars[0].desc == "calibrate" and bars[0].total == 4 and bars[0].n == 4
+    assert "calibrate" in capsys.readouterr().err
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # import tqdm fails: plain lines
+    edgeq.calibrate(zoo_pose_path, scenes, n=4, progress=True)
+    assert "\rcalibrate 4/4\n" in capsys.readouterr().err
+    assert len(bars) == 1
