@@ -324,6 +324,65 @@ TEST(Api, CompareReportsWhatTheProgramWrites) {
   EXPECT_THROW(compare(Model::load(f.model), Model::load(q), f.val, co), Error);
 }
 
+// The ledger from the API: bench reports recorded under two tags, read back with their metrics,
+// and the gate over them (a 50 % slower candidate fails the default 5 % latency limit; the CLI's
+// `ledger check` prints the same table).
+TEST(Api, LedgerRecordsReportsAndGatesThem) {
+  const ApiFixture& f = fixture();
+  const std::string file = f.dir + "/api_ledger.sqlite";
+  BenchOptions bo;
+  bo.runs = 1, bo.warmup = 0;
+  const BenchReport rep = bench(Model::load(f.model), bo);
+  nlohmann::json slower = nlohmann::json::parse(rep.json);
+  slower["median_ms"] = 1.5 * slower["median_ms"].get<double>();
+  {
+    Ledger l(file, true);
+    LedgerRecordOptions o;
+    o.tag = "base", o.model_file = f.model;
+    EXPECT_EQ(l.record("bench", rep.json, o), 1);
+    o.tag = "next";
+    EXPECT_EQ(l.record("bench", slower.dump(), o), 2);
+    o.tag = "@3";
+    EXPECT_NE(test::error_of([&] { l.record("bench", rep.json, o); }).find("cannot start with @"),
+              std::string::npos);
+    o.tag = "x";
+    EXPECT_NE(test::error_of([&] { l.record("bench", "[1]", o); }).find("must be a JSON object"),
+              std::string::npos);
+  }
+  Ledger l(file);
+  ASSERT_EQ(l.runs().size(), 2u);
+  EXPECT_EQ(l.tags(), (std::vector<std::string>{"base", "next"}));
+  const LedgerRunInfo r = l.run(1);
+  EXPECT_EQ(r.kind, "bench");
+  EXPECT_EQ(r.model_sha256, Model::load(f.model).sha256());
+  auto metric = [](const LedgerRunInfo& run, const std::string& name) {
+    for (const auto& [n, v] : run.metrics)
+      if (n == name) return v;
+    return -1.0;
+  };
+  EXPECT_DOUBLE_EQ(metric(r, "latency_ms"), rep.median_ms);
+  EXPECT_DOUBLE_EQ(metric(l.run(2), "latency_ms"), 1.5 * rep.median_ms);
+  const LedgerCheck same = l.check("base", "base");
+  EXPECT_EQ(same.regressions, 0u);
+  const LedgerCheck c = l.check("base", "next");
+  EXPECT_EQ(c.regressions, 1u);
+  bool latency = false;
+  for (const LedgerCheck::Row& row : c.rows)
+    if (row.metric == "latency_ms") latency = row.regressed && row.direction == "rise";
+  EXPECT_TRUE(latency);
+  LedgerCheckOptions loose;
+  loose.max_rise = "latency_ms=60%";
+  EXPECT_EQ(l.check("base", "next", loose).regressions, 0u);
+  loose.max_rise = "latency_ms";
+  EXPECT_NE(test::error_of([&] { l.check("base", "next", loose); }).find("max_rise: expected"),
+            std::string::npos);
+  const test::CliResult cli =
+      test::run_cli("ledger check " + shell_quote(file) + " --baseline base --candidate next");
+  EXPECT_EQ(cli.exit_code, 1);
+  EXPECT_EQ(cli.out, c.text);
+  EXPECT_THROW(Ledger(f.dir + "/no_such_ledger.sqlite"), Error);
+}
+
 // Library code (everything under src/ but the command line's src/cli/) names options, never a
 // flag: its messages reach Python and C++ users too. Scans every string literal, comments removed.
 TEST(LibraryMessages, NameNoCommandLineFlag) {

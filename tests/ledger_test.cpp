@@ -51,7 +51,7 @@ int64_t count(SqliteDb& db, const std::string& sql) {
 TEST(Ledger, SchemaWalModeAndOneRunsRows) {
   const std::string path = test::temp_dir("ledger") + "/l.sqlite";
   {
-    Ledger l(path, Ledger::Access::kWrite);
+    LedgerDb l(path, LedgerDb::Access::kWrite);
     nlohmann::json opts = {{"scheme", "w8a8"}};
     LedgerEntry e = entry("compare", "w8a8", compare_report(0.8, 2.5, 0.31));
     e.options = opts;
@@ -103,13 +103,13 @@ TEST(Ledger, SchemaWalModeAndOneRunsRows) {
 TEST(Ledger, ReopeningKeepsRunsAndReadsThem) {
   const std::string path = test::temp_dir("ledger") + "/l.sqlite";
   {
-    Ledger l(path, Ledger::Access::kWrite);
+    LedgerDb l(path, LedgerDb::Access::kWrite);
     l.record(entry("bench", "base", {{"median_ms", 30.0}}));
     l.record(entry("bench", "base", {{"median_ms", 31.0}}));
   }
-  Ledger l(path, Ledger::Access::kWrite);
+  LedgerDb l(path, LedgerDb::Access::kWrite);
   l.record(entry("compare", "cand", compare_report(0.9, 1, 0.3)));
-  Ledger r(path, Ledger::Access::kRead);
+  LedgerDb r(path, LedgerDb::Access::kRead);
   ASSERT_EQ(r.runs().size(), 3u);
   EXPECT_EQ(r.latest("base", "bench"), 2);
   EXPECT_EQ(r.latest("base", "compare"), std::nullopt);
@@ -121,19 +121,19 @@ TEST(Ledger, ReopeningKeepsRunsAndReadsThem) {
 TEST(Ledger, FilesThatAreNotLedgersAreRefusedInOneLine) {
   const std::string dir = test::temp_dir("ledger");
   write_file_atomic(dir + "/text.sqlite", std::string(4096, 'x'));
-  std::string e = error_of([&] { Ledger(dir + "/text.sqlite", Ledger::Access::kWrite); });
+  std::string e = error_of([&] { LedgerDb(dir + "/text.sqlite", LedgerDb::Access::kWrite); });
   EXPECT_NE(e.find("is not an SQLite database"), std::string::npos) << e;
   EXPECT_EQ(e.find('\n'), std::string::npos) << e;
   EXPECT_EQ(read_file(dir + "/text.sqlite"), std::string(4096, 'x'));  // untouched
-  e = error_of([&] { Ledger(dir + "/text.sqlite", Ledger::Access::kRead); });
+  e = error_of([&] { LedgerDb(dir + "/text.sqlite", LedgerDb::Access::kRead); });
   EXPECT_NE(e.find("is not an SQLite database"), std::string::npos) << e;
   {
     SqliteDb other(dir + "/other.db", SqliteDb::Mode::kReadWrite);
     other.exec("CREATE TABLE songs(title TEXT)");
   }
-  e = error_of([&] { Ledger(dir + "/other.db", Ledger::Access::kWrite); });
+  e = error_of([&] { LedgerDb(dir + "/other.db", LedgerDb::Access::kWrite); });
   EXPECT_NE(e.find("not an edgeq ledger"), std::string::npos) << e;
-  e = error_of([&] { Ledger(dir + "/missing.sqlite", Ledger::Access::kRead); });
+  e = error_of([&] { LedgerDb(dir + "/missing.sqlite", LedgerDb::Access::kRead); });
   EXPECT_NE(e.find("ledger not found"), std::string::npos) << e;
 }
 
@@ -153,7 +153,7 @@ TEST(LedgerCheck, LimitsParseAbsoluteAndPercent) {
 
 TEST(LedgerCheck, PassesWithinLimitsAndFailsPastThem) {
   const std::string path = test::temp_dir("ledger") + "/l.sqlite";
-  Ledger l(path, Ledger::Access::kWrite);
+  LedgerDb l(path, LedgerDb::Access::kWrite);
   l.record(entry("compare", "base", compare_report(0.95, 1.00, 0.400)));
   l.record(entry("bench", "base", {{"median_ms", 30.0}}));
   l.record(entry("compare", "same", compare_report(0.95, 1.00, 0.400)));
@@ -192,12 +192,12 @@ TEST(LedgerCheck, PassesWithinLimitsAndFailsPastThem) {
 // integrity check and take new runs.
 TEST(Ledger, SigkillMidWriteLosesNoEarlierRun) {
   const std::string path = test::temp_dir("ledger") + "/l.sqlite";
-  { Ledger init(path, Ledger::Access::kWrite); }
+  { LedgerDb init(path, LedgerDb::Access::kWrite); }
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
     try {
-      Ledger l(path, Ledger::Access::kWrite);
+      LedgerDb l(path, LedgerDb::Access::kWrite);
       for (int i = 1;; ++i) l.record(entry("compare", "t", compare_report(i, i, i)));
     } catch (...) {
     }
@@ -231,7 +231,7 @@ TEST(Ledger, SigkillMidWriteLosesNoEarlierRun) {
                   "SELECT count(*) FROM compare_runs WHERE match_rate = run_id AND "
                   "box_px_mean = run_id AND pose_map50_95 = run_id"),
             runs);
-  Ledger again(path, Ledger::Access::kWrite);
+  LedgerDb again(path, LedgerDb::Access::kWrite);
   EXPECT_EQ(again.record(entry("bench", "after", {{"median_ms", 1.0}})), runs + 1);
   std::printf("%lld runs committed before SIGKILL, all intact\n", static_cast<long long>(runs));
 }

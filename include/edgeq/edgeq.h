@@ -14,6 +14,7 @@
 #include "edgeq/doctor.h"
 #include "edgeq/error.h"
 #include "edgeq/images.h"
+#include "edgeq/ledger.h"
 #include "edgeq/model.h"
 #include "edgeq/progress.h"
 #include "edgeq/quantize.h"

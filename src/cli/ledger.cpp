@@ -4,32 +4,30 @@
 //   diff FILE A B                     metrics of two runs (@ids), or of two tags kind by kind
 //   check FILE --baseline T --candidate T [--max-drop M=X,...] [--max-rise M=X%,...]
 //                                     the CI gate: exit 1 with a table when a metric regressed
-#include "report/ledger.h"
+#include "edgeq/ledger.h"
 
 #include <iostream>
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "report/ledger.h"
 #include "report/ledger_check.h"
 #include "report/ledger_print.h"
 
 namespace edgeq::cli {
 namespace {
 
-constexpr const char* kDefaultMaxDrop = "match_rate=0.01,pose_map50_95=0.005";
-constexpr const char* kDefaultMaxRise = "box_px_mean=0.1,latency_ms=5%";
-
 struct LedgerCliArgs {
   std::string file, tag, kind, run, a, b, baseline, candidate;
-  std::string max_drop = kDefaultMaxDrop, max_rise = kDefaultMaxRise;
+  LedgerCheckOptions limits;
 };
 
-Ledger open_for_reading(const std::string& file) {
-  return Ledger(file, Ledger::Access::kRead);
+LedgerDb open_for_reading(const std::string& file) {
+  return LedgerDb(file, LedgerDb::Access::kRead);
 }
 
 void run_list(const LedgerCliArgs& a) {
-  Ledger ledger = open_for_reading(a.file);
+  LedgerDb ledger = open_for_reading(a.file);
   std::vector<LedgerRun> runs;
   for (LedgerRun& r : ledger.runs())
     if ((a.tag.empty() || r.tag == a.tag) && (a.kind.empty() || r.kind == a.kind))
@@ -38,7 +36,7 @@ void run_list(const LedgerCliArgs& a) {
 }
 
 void run_show(const LedgerCliArgs& a) {
-  Ledger ledger = open_for_reading(a.file);
+  LedgerDb ledger = open_for_reading(a.file);
   const std::vector<LedgerRun> all = ledger.runs();
   EDGEQ_CHECK(!all.empty(), "ledger ", a.file, " holds no run");
   if (a.run.empty()) return print_run(ledger.run(all.back().id), std::cout);
@@ -55,18 +53,14 @@ void run_show(const LedgerCliArgs& a) {
 }
 
 void run_diff(const LedgerCliArgs& a) {
-  Ledger ledger = open_for_reading(a.file);
+  LedgerDb ledger = open_for_reading(a.file);
   for (const auto& [ra, rb] : matching_runs(ledger, a.a, a.b)) print_run_diff(ra, rb, std::cout);
 }
 
 void run_check(const LedgerCliArgs& a) {
-  Ledger ledger = open_for_reading(a.file);
-  const CheckResult r =
-      check_regressions(ledger, a.baseline, a.candidate, parse_limits(a.max_drop, "--max-drop"),
-                        parse_limits(a.max_rise, "--max-rise"));
-  print_check(r, a.baseline, a.candidate, std::cout);
-  std::cout << std::flush;
-  if (r.regressions() > 0) throw CLI::RuntimeError(1);
+  const LedgerCheck r = Ledger(a.file).check(a.baseline, a.candidate, a.limits);
+  std::cout << r.text << std::flush;
+  if (r.regressions > 0) throw CLI::RuntimeError(1);
 }
 
 }  // namespace
@@ -103,12 +97,12 @@ void register_ledger(CLI::App& app) {
   check->add_option("--baseline", a->baseline, "tag (or @ID) of the known-good runs")->required();
   check->add_option("--candidate", a->candidate, "tag (or @ID) of the runs under test")->required();
   check
-      ->add_option("--max-drop", a->max_drop,
+      ->add_option("--max-drop", a->limits.max_drop,
                    "metrics that must not drop by more than an amount or a percentage of the "
                    "baseline: METRIC=X[%],...")
       ->capture_default_str();
   check
-      ->add_option("--max-rise", a->max_rise,
+      ->add_option("--max-rise", a->limits.max_rise,
                    "metrics that must not rise by more than an amount or a percentage: "
                    "METRIC=X[%],...")
       ->capture_default_str();

@@ -6,7 +6,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
-#include "core/sha256.h"
+#include "core/json_text.h"
 
 namespace edgeq::cli {
 namespace {
@@ -41,10 +41,6 @@ nlohmann::json command_options(const CLI::App& cmd) {
   return j;
 }
 
-std::string file_sha256(const std::string& path) {
-  return path.empty() ? std::string() : sha256_hex(read_file(path));
-}
-
 }  // namespace
 
 void add_ledger_options(CLI::App* cmd, LedgerArgs& a) {
@@ -76,7 +72,7 @@ LedgerRecorder::LedgerRecorder(const LedgerArgs& a) : args_(a) {
   if (a.file.empty()) return;
   std::error_code ec;
   if (std::filesystem::exists(a.file, ec))
-    ledger_ = std::make_unique<Ledger>(a.file, Ledger::Access::kWrite);
+    ledger_ = std::make_unique<Ledger>(a.file, true);
   else
     check_distinct_files({}, {{"--ledger", a.file}});  // a folder it can be created in
 }
@@ -87,17 +83,15 @@ void LedgerRecorder::record(const std::string& kind, const nlohmann::json& repor
   if (!ledger_) {
     const std::filesystem::path parent = std::filesystem::path(args_.file).parent_path();
     if (!parent.empty()) ensure_dir(parent.string());
-    ledger_ = std::make_unique<Ledger>(args_.file, Ledger::Access::kWrite);
+    ledger_ = std::make_unique<Ledger>(args_.file, true);
   }
-  LedgerEntry e;
-  e.kind = kind;
-  e.command_line = command_line();
-  e.tag = args_.tag;
-  e.model_sha256 = file_sha256(model_file);
-  e.output_sha256 = file_sha256(output_file);
-  if (args_.command) e.options = command_options(*args_.command);
-  e.report = report;
-  const int64_t id = ledger_->record(e);
+  LedgerRecordOptions o;
+  o.command_line = command_line();
+  o.tag = args_.tag;
+  o.model_file = model_file;
+  o.output_file = output_file;
+  if (args_.command) o.options_json = json_text(command_options(*args_.command));
+  const int64_t id = ledger_->record(kind, json_text(report), o);
   std::cerr << "ledger: recorded run " << id << " (" << kind << ")"
             << (args_.tag.empty() ? "" : " tagged '" + args_.tag + "'") << " in " << args_.file
             << "\n";

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "report/ledger.h"
+#include "edgeq/ledger.h"
 
 namespace edgeq::cli {
 

@@ -16,8 +16,8 @@ namespace {
 
 constexpr int kSchemaVersion = 1;
 
-SqliteDb::Mode db_mode(const std::string& path, Ledger::Access access) {
-  if (access == Ledger::Access::kRead) {
+SqliteDb::Mode db_mode(const std::string& path, LedgerDb::Access access) {
+  if (access == LedgerDb::Access::kRead) {
     std::error_code ec;
     EDGEQ_CHECK(std::filesystem::is_regular_file(path, ec), "ledger not found: ", path);
     // Reading a WAL database needs its -shm file: where the ledger or its folder is read-only,
@@ -58,12 +58,12 @@ std::optional<double> LedgerRun::metric(const std::string& name) const {
   return std::nullopt;
 }
 
-Ledger::Ledger(const std::string& path, Access access) : db_(path, db_mode(path, access)) {
+LedgerDb::LedgerDb(const std::string& path, Access access) : db_(path, db_mode(path, access)) {
   check_is_ledger(access);
   if (access == Access::kWrite) create_schema();
 }
 
-void Ledger::check_is_ledger(Access access) {
+void LedgerDb::check_is_ledger(Access access) {
   // The first read of the file: a file that is not SQLite fails here ("is not an SQLite
   // database").
   SqliteStatement tables(db_, "SELECT name FROM sqlite_master WHERE type = 'table'");
@@ -87,7 +87,7 @@ void Ledger::check_is_ledger(Access access) {
               version, "; this edgeq reads versions 1 to ", kSchemaVersion);
 }
 
-void Ledger::create_schema() {
+void LedgerDb::create_schema() {
   {  // finalized before the transaction: a statement in progress would block its COMMIT
     SqliteStatement wal(db_, "PRAGMA journal_mode = WAL");
     EDGEQ_CHECK(wal.step() && wal.text(0) == "wal", "ledger ", path(),
@@ -120,7 +120,7 @@ void Ledger::create_schema() {
   tx.commit();
 }
 
-int64_t Ledger::record(const LedgerEntry& e) {
+int64_t LedgerDb::record(const LedgerEntry& e) {
   const LedgerKind& kind = ledger_kind(e.kind);
   const Metrics metrics = ledger_metrics(kind, e.report);
   SqliteTransaction tx(db_);
@@ -185,14 +185,14 @@ LedgerRun run_from_row(const SqliteStatement& s) {
 
 }  // namespace
 
-std::vector<LedgerRun> Ledger::runs() {
+std::vector<LedgerRun> LedgerDb::runs() {
   std::vector<LedgerRun> out;
   SqliteStatement s(db_, std::string(kRunColumns) + " ORDER BY id");
   while (s.step()) out.push_back(run_from_row(s));
   return out;
 }
 
-LedgerRun Ledger::run(int64_t id) {
+LedgerRun LedgerDb::run(int64_t id) {
   SqliteStatement s(db_, std::string(kRunColumns) + " WHERE id = ?1");
   s.bind(1, id);
   EDGEQ_CHECK(s.step(), "ledger ", path(), " has no run @", id);
@@ -203,7 +203,7 @@ LedgerRun Ledger::run(int64_t id) {
   return r;
 }
 
-std::optional<int64_t> Ledger::latest(const std::string& tag, const std::string& kind) {
+std::optional<int64_t> LedgerDb::latest(const std::string& tag, const std::string& kind) {
   SqliteStatement s(db_,
                     "SELECT max(id) FROM runs WHERE tag = ?1 AND kind = ?2 HAVING max(id) IS "
                     "NOT NULL");
@@ -212,7 +212,7 @@ std::optional<int64_t> Ledger::latest(const std::string& tag, const std::string&
   return s.integer(0);
 }
 
-std::vector<std::string> Ledger::tags() {
+std::vector<std::string> LedgerDb::tags() {
   std::vector<std::string> out;
   SqliteStatement s(db_, "SELECT DISTINCT tag FROM runs WHERE tag != '' ORDER BY tag");
   while (s.step()) out.push_back(printable(s.text(0)));

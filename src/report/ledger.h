@@ -29,16 +29,16 @@ struct LedgerEntry {
 struct LedgerRun {
   int64_t id = 0;
   std::string time, kind, command_line, tag, model_sha256, output_sha256, options;
-  Metrics metrics;  // filled by Ledger::run()
+  Metrics metrics;  // filled by LedgerDb::run()
   std::optional<double> metric(const std::string& name) const;
 };
 
-class Ledger {
+class LedgerDb {
  public:
   enum class Access { kWrite, kRead };
   // kWrite creates the file when missing and brings the schema up to date; kRead needs an
   // existing ledger. Either way a file that is not an edgeq ledger is refused with one line.
-  Ledger(const std::string& path, Access access);
+  LedgerDb(const std::string& path, Access access);
 
   // Adds a finished run in one transaction; returns its id.
   int64_t record(const LedgerEntry& e);

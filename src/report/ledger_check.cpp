@@ -15,7 +15,7 @@
 namespace edgeq {
 namespace {
 
-void check_tag_exists(Ledger& ledger, const std::string& tag) {
+void check_tag_exists(LedgerDb& ledger, const std::string& tag) {
   const std::vector<std::string> tags = ledger.tags();
   if (std::find(tags.begin(), tags.end(), tag) != tags.end()) return;
   std::string known;
@@ -76,7 +76,7 @@ std::optional<int64_t> parse_run_id(const std::string& ref) {
   return std::stoll(digits);
 }
 
-std::vector<std::pair<LedgerRun, LedgerRun>> matching_runs(Ledger& ledger, const std::string& a,
+std::vector<std::pair<LedgerRun, LedgerRun>> matching_runs(LedgerDb& ledger, const std::string& a,
                                                            const std::string& b) {
   const std::optional<int64_t> ia = parse_run_id(a), ib = parse_run_id(b);
   EDGEQ_CHECK(ia.has_value() == ib.has_value(), "'", ia ? a : b, "' is a run id and '", ia ? b : a,
@@ -99,7 +99,7 @@ size_t CheckResult::regressions() const {
       std::count_if(rows.begin(), rows.end(), [](const CheckRow& r) { return r.regressed; }));
 }
 
-CheckResult check_regressions(Ledger& ledger, const std::string& baseline,
+CheckResult check_regressions(LedgerDb& ledger, const std::string& baseline,
                               const std::string& candidate,
                               const std::vector<MetricLimit>& max_drop,
                               const std::vector<MetricLimit>& max_rise) {

@@ -30,7 +30,7 @@ std::vector<MetricLimit> parse_limits(const std::string& spec, const std::string
 // Throws for "@" followed by anything but a number.
 std::optional<int64_t> parse_run_id(const std::string& ref);
 
-std::vector<std::pair<LedgerRun, LedgerRun>> matching_runs(Ledger& ledger, const std::string& a,
+std::vector<std::pair<LedgerRun, LedgerRun>> matching_runs(LedgerDb& ledger, const std::string& a,
                                                            const std::string& b);
 
 struct CheckRow {
@@ -46,7 +46,7 @@ struct CheckResult {
   size_t regressions() const;
 };
 
-CheckResult check_regressions(Ledger& ledger, const std::string& baseline,
+CheckResult check_regressions(LedgerDb& ledger, const std::string& baseline,
                               const std::string& candidate,
                               const std::vector<MetricLimit>& max_drop,
                               const std::vector<MetricLimit>& max_rise);

@@ -21,7 +21,7 @@ std::string number(double v) {
 
 }  // namespace
 
-void print_run_list(Ledger& ledger, const std::vector<LedgerRun>& runs, std::ostream& os) {
+void print_run_list(LedgerDb& ledger, const std::vector<LedgerRun>& runs, std::ostream& os) {
   char line[512];
   std::snprintf(line, sizeof line, "%5s  %-20s  %-10s  %-14s  %-12s  %s\n", "id", "time (UTC)",
                 "kind", "tag", "model", "metrics");

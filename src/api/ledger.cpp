@@ -1,0 +1,105 @@
+// The public Ledger over the report/ ledger (its SQLite store, metrics and gate).
+#include "edgeq/ledger.h"
+
+#include <sstream>
+
+#include "core/error.h"
+#include "core/file_io.h"
+#include "core/json_text.h"
+#include "core/sha256.h"
+#include "report/ledger.h"
+#include "report/ledger_check.h"
+
+namespace edgeq {
+namespace {
+
+std::string file_sha256(const std::string& path) {
+  return path.empty() ? std::string() : sha256_hex(read_file(path));
+}
+
+nlohmann::json json_object(const std::string& text, const char* what) {
+  nlohmann::json j;
+  try {
+    j = parse_json_text(text);
+  } catch (const nlohmann::json::exception& e) {
+    fail("ledger: ", what, " is not JSON (", e.what(), ")");
+  }
+  EDGEQ_CHECK(j.is_object(), "ledger: ", what, " must be a JSON object");
+  return j;
+}
+
+LedgerRunInfo info(const LedgerRun& r) {
+  LedgerRunInfo i;
+  i.id = r.id, i.time = r.time, i.kind = r.kind, i.command_line = r.command_line, i.tag = r.tag;
+  i.model_sha256 = r.model_sha256, i.output_sha256 = r.output_sha256, i.options_json = r.options;
+  for (const auto& [name, value] : r.metrics) i.metrics.emplace_back(name, value);
+  return i;
+}
+
+}  // namespace
+
+struct Ledger::Impl {
+  Impl(const std::string& path, bool write)
+      : db(path, write ? LedgerDb::Access::kWrite : LedgerDb::Access::kRead) {}
+  LedgerDb db;
+};
+
+Ledger::Ledger(const std::string& path, bool write) : impl_(std::make_unique<Impl>(path, write)) {}
+Ledger::~Ledger() = default;
+Ledger::Ledger(Ledger&&) noexcept = default;
+Ledger& Ledger::operator=(Ledger&&) noexcept = default;
+
+int64_t Ledger::record(const std::string& kind, const std::string& report_json,
+                       const LedgerRecordOptions& o) {
+  EDGEQ_CHECK(o.tag.empty() || o.tag[0] != '@', "tag '", o.tag,
+              "': a tag cannot start with @ (the gate reads @N as run N)");
+  for (char c : o.tag)
+    EDGEQ_CHECK(static_cast<unsigned char>(c) >= 0x20 && c != 0x7f,
+                "tag holds a control character");
+  LedgerEntry e;
+  e.kind = kind;
+  e.command_line = o.command_line;
+  e.tag = o.tag;
+  e.model_sha256 = file_sha256(o.model_file);
+  e.output_sha256 = file_sha256(o.output_file);
+  e.options = json_object(o.options_json, "options_json");
+  e.report = json_object(report_json, "report_json");
+  return impl_->db.record(e);
+}
+
+std::vector<LedgerRunInfo> Ledger::runs() {
+  std::vector<LedgerRunInfo> out;
+  for (const LedgerRun& r : impl_->db.runs()) out.push_back(info(r));
+  return out;
+}
+
+LedgerRunInfo Ledger::run(int64_t id) {
+  return info(impl_->db.run(id));
+}
+
+std::vector<std::string> Ledger::tags() {
+  return impl_->db.tags();
+}
+
+LedgerCheck Ledger::check(const std::string& baseline, const std::string& candidate,
+                          const LedgerCheckOptions& o) {
+  const CheckResult r =
+      check_regressions(impl_->db, baseline, candidate, parse_limits(o.max_drop, "max_drop"),
+                        parse_limits(o.max_rise, "max_rise"));
+  LedgerCheck out;
+  for (const CheckRow& row : r.rows)
+    out.rows.push_back({row.kind, row.metric, row.direction, row.baseline, row.candidate, row.limit,
+                        row.regressed});
+  out.not_recorded = r.not_recorded;
+  out.regressions = r.regressions();
+  std::ostringstream text;
+  print_check(r, baseline, candidate, text);
+  out.text = text.str();
+  return out;
+}
+
+const std::string& Ledger::path() const {
+  return impl_->db.path();
+}
+
+}  // namespace edgeq
