@@ -15,17 +15,17 @@ release the GIL, report progress (tqdm when installed, else a line on stderr; ``
 is quiet, a callable gets every event) and stop on Ctrl-C with KeyboardInterrupt.
 """
 from ._edgeq import (BenchReport, Cancelled, CompareOutput, CompareReport, DoctorReport, Error,
-                     Finding, Model, QuantizedModel, SensitivityRow, Stats, StudyResult,
-                     __version__)
+                     Finding, Ledger, LedgerCheck, LedgerCheckRow, Model, QuantizedModel,
+                     SensitivityRow, Stats, StudyResult, __version__)
 from ._progress import progress_callback as _progress_callback
 from ._results import Boxes, Keypoints, Results
 from ._session import Session
 from . import _edgeq
 
 __all__ = ["BenchReport", "Boxes", "Cancelled", "CompareOutput", "CompareReport", "DoctorReport",
-           "Error", "Finding", "SensitivityRow", "Keypoints", "Model", "QuantizedModel",
-           "Results", "Session", "Stats", "StudyResult", "__version__", "bench", "calibrate",
-           "compare", "doctor", "main", "quantize", "study"]
+           "Error", "Finding", "Keypoints", "Ledger", "LedgerCheck", "LedgerCheckRow", "Model",
+           "QuantizedModel", "Results", "SensitivityRow", "Session", "Stats", "StudyResult",
+           "__version__", "bench", "calibrate", "compare", "doctor", "main", "quantize", "study"]
 
 
 def _model(model):

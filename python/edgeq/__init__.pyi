@@ -117,6 +117,34 @@ class BenchReport:
     notices: List[str]
     def to_dict(self) -> Dict[str, Any]: ...
 
+class LedgerCheckRow:
+    kind: str
+    metric: str
+    direction: str
+    baseline: Optional[float]
+    candidate: Optional[float]
+    limit: str
+    regressed: bool
+
+class LedgerCheck:
+    rows: List[LedgerCheckRow]
+    not_recorded: List[str]
+    regressions: int
+    text: str
+
+class Ledger:
+    def __init__(self, path: PathLike, write: bool = ...) -> None: ...
+    def record(self, kind: str, report: Union[str, Dict[str, Any]], tag: str = ...,
+               model_file: Optional[PathLike] = ..., output_file: Optional[PathLike] = ...,
+               options: Optional[Dict[str, Any]] = ...) -> int: ...
+    def runs(self) -> List[Dict[str, Any]]: ...
+    def run(self, id: int) -> Dict[str, Any]: ...
+    def tags(self) -> List[str]: ...
+    def check(self, baseline: str, candidate: str, max_drop: Optional[str] = ...,
+              max_rise: Optional[str] = ...) -> LedgerCheck: ...
+    @property
+    def path(self) -> str: ...
+
 class StudyResult:
     @property
     def out(self) -> str: ...

@@ -19,6 +19,7 @@ void bind_quantize(py::module_& m);
 void bind_compare(py::module_& m);
 void bind_doctor(py::module_& m);
 void bind_bench(py::module_& m);
+void bind_ledger(py::module_& m);
 void bind_session(py::module_& m);
 void bind_cli(py::module_& m);
 

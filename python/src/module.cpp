@@ -57,6 +57,7 @@ PYBIND11_MODULE(_edgeq, m) {
   bind_compare(m);
   bind_doctor(m);
   bind_bench(m);
+  bind_ledger(m);
   bind_session(m);
   bind_cli(m);
 }

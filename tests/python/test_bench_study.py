@@ -116,3 +116,28 @@ def test_progress_draws_tqdm_bars_or_plain_lines(zoo_pose_path, scenes, capsys, 
     edgeq.calibrate(zoo_pose_path, scenes, n=4, progress=True)
     assert "\rcalibrate 4/4\n" in capsys.readouterr().err
     assert len(bars) == 1
+
+
+def test_ledger_records_reports_and_gates_them(zoo_pose_path, run_cli, tmp_path):
+    path = tmp_path / "l.sqlite"
+    rep = edgeq.bench(zoo_pose_path, runs=1, warmup=0).to_dict()
+    slower = dict(rep, median_ms=2 * rep["median_ms"])
+    ledger = edgeq.Ledger(path, write=True)
+    assert ledger.record("bench", rep, tag="base", model_file=zoo_pose_path) == 1
+    assert ledger.record("bench", json.dumps(slower), tag="next", options={"runs": 1}) == 2
+    assert ledger.tags() == ["base", "next"]
+    run = ledger.run(2)
+    assert run["kind"] == "bench" and run["options"] == {"runs": 1}
+    assert run["metrics"]["latency_ms"] == slower["median_ms"]
+    assert ledger.runs()[0]["model_sha256"] == edgeq.Model(zoo_pose_path).sha256
+    verdict = ledger.check("base", "next")
+    assert verdict.regressions == 1
+    assert [r.metric for r in verdict.rows if r.regressed] == ["latency_ms"]
+    assert ledger.check("base", "next", max_rise="latency_ms=150%").regressions == 0
+    cli = run_cli("ledger", "check", path, "--baseline", "base", "--candidate", "next",
+                  check=False)
+    assert cli.returncode == 1 and cli.stdout == verdict.text
+    with pytest.raises(edgeq.Error, match="unknown metric"):
+        ledger.check("base", "next", max_drop="colour=1")
+    with pytest.raises(edgeq.Error):
+        edgeq.Ledger(tmp_path / "missing.sqlite")
