@@ -20,7 +20,12 @@ struct CompareOptions {
   std::string exec = "simulate";  // how the test model runs: "simulate" | "int8"
   std::string emulate = "none";   // with int8: "none" | "avx2"
   int threads = 0;                // 0: all cores
-  ProgressCallback progress;      // kStep per image ("compare"), kMessage for notices
+  // Another engine as the test: each image's preprocessed input written as save_inputs/<k>.npy
+  // (k: the image's index from 0), and with test_outputs the test model's outputs read from
+  // test_outputs/<k>/<output>.npy ('/', '\\' and ':' in names as '_') instead of running it
+  // (tools/ort/ort_run.js writes that layout).
+  std::string save_inputs, test_outputs;
+  ProgressCallback progress;  // kStep per image ("compare"), kMessage for notices
 };
 
 struct CompareReport {
@@ -39,6 +44,7 @@ struct CompareReport {
   bool labelled = false;  // mAP below was computed
   double ref_box_map50_95 = 0, test_box_map50_95 = 0, ref_pose_map50_95 = 0, test_pose_map50_95 = 0;
   std::string json;  // the whole report, as `edgeq compare --json` writes it
+  std::string text;  // the tables `edgeq compare` prints
 };
 
 // `images`: a folder (recursive) or one image. Throws edgeq::Error when the models' inputs or

@@ -1,5 +1,7 @@
 #include "edgeq/compare.h"
 
+#include <sstream>
+
 #include "api/api_impl.h"
 #include "api/exec_options.h"
 #include "core/json_text.h"
@@ -27,6 +29,8 @@ CompareReport compare(const Model& reference, const Model& test, const std::stri
   opt.exec = e.exec;
   opt.emulate = e.emulate;
   opt.threads = e.threads;
+  opt.save_inputs = o.save_inputs;
+  opt.test_outputs = o.test_outputs;
 
   ProgressReporter progress(o.progress);
   CompareHooks hooks;
@@ -54,6 +58,9 @@ CompareReport compare(const Model& reference, const Model& test, const std::stri
   out.ref_pose_map50_95 = rep.ref_metrics.pose.map50_95;
   out.test_pose_map50_95 = rep.test_metrics.pose.map50_95;
   out.json = json_text(compare_report_json(rep), 2);
+  std::ostringstream text;
+  print_compare_report(rep, text);
+  out.text = text.str();
   return out;
 }
 
