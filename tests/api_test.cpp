@@ -3,6 +3,7 @@
 // option, and no library message that names a command-line flag.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -322,6 +323,40 @@ TEST(Api, CompareReportsWhatTheProgramWrites) {
   EXPECT_EQ(rep.outputs[0].name, "output0");
   co.conf = 1.5f;
   EXPECT_THROW(compare(Model::load(f.model), Model::load(q), f.val, co), Error);
+}
+
+// detect() writes the detections JSON `edgeq run --json` writes, serially and pipelined, with a
+// line per frame; a stop flag raised before the first frame stops with nothing but an empty run.
+TEST(Api, DetectWritesWhatRunWrites) {
+  const ApiFixture& f = fixture();
+  const std::string cli_json = f.dir + "/run_cli.json", api_json = f.dir + "/run_api.json";
+  const test::CliResult r = test::run_cli("run --model " + shell_quote(f.model) + " --image " +
+                                          shell_quote(f.val) + " --json " + shell_quote(cli_json));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  DetectOptions o;
+  o.json = api_json;
+  std::vector<std::string> lines;
+  o.on_frame = [&](const std::string& line) { lines.push_back(line); };
+  const DetectReport rep = detect(Model::load(f.model), f.val, o);
+  EXPECT_EQ(read_file(api_json), read_file(cli_json));
+  EXPECT_EQ(rep.frames, 4u);
+  EXPECT_EQ(lines.size(), 4u);
+  EXPECT_FALSE(rep.interrupted);
+  EXPECT_GT(rep.detections, 0u);
+  EXPECT_EQ(nlohmann::json::parse(rep.json)["frames"], 4);
+  o.pipeline = true, o.on_frame = nullptr;
+  detect(Model::load(f.model), f.val, o);
+  EXPECT_EQ(read_file(api_json), read_file(cli_json));
+  o.pipeline = false, o.queue = 2;
+  EXPECT_NE(test::error_of([&] {
+              detect(Model::load(f.model), f.val, o);
+            }).find("queue and drop_late apply to the pipeline only"),
+            std::string::npos);
+  o.queue = 4, o.json = "";
+  EXPECT_NE(test::error_of([&] { detect(Model::load(f.model), f.dir + "/none.jpg", o); }), "");
+  std::atomic<bool> stop{true};
+  o.stop = &stop;
+  EXPECT_TRUE(detect(Model::load(f.model), f.val, o).interrupted);
 }
 
 // The ledger from the API: bench reports recorded under two tags, read back with their metrics,

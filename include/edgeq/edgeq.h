@@ -11,6 +11,7 @@
 #include "edgeq/bench.h"
 #include "edgeq/calibrate.h"
 #include "edgeq/compare.h"
+#include "edgeq/detect.h"
 #include "edgeq/doctor.h"
 #include "edgeq/error.h"
 #include "edgeq/images.h"

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <iomanip>
+#include <sstream>
 
 #include "core/error.h"
 #include "core/json_text.h"
@@ -34,13 +35,14 @@ std::string FrameOutputs::draw_path(const std::string& frame_name) const {
 
 void FrameOutputs::write(const FrameWork& w, const YoloLayout& layout) {
   const size_t n = w.detections.size();
-  if (opt_.lines)
-    *opt_.lines << w.frame.name << ": " << n
-                << (layout.is_pose() ? (n == 1 ? " person" : " people") : " detections")
-                << std::fixed << std::setprecision(1) << " | read "
-                << w.stage_ms[static_cast<int>(Stage::kRead)] << " ms, infer "
-                << w.stage_ms[static_cast<int>(Stage::kInfer)] << " ms" << std::defaultfloat
-                << "\n";
+  if (opt_.line) {
+    std::ostringstream line;
+    line << w.frame.name << ": " << n
+         << (layout.is_pose() ? (n == 1 ? " person" : " people") : " detections") << std::fixed
+         << std::setprecision(1) << " | read " << w.stage_ms[static_cast<int>(Stage::kRead)]
+         << " ms, infer " << w.stage_ms[static_cast<int>(Stage::kInfer)] << " ms";
+    opt_.line(line.str());
+  }
   if (json_) {
     const std::string entry = json_text(detections_to_json(w.frame.name, w.detections));
     json_->write(single_image_ ? entry : (frames_ == 0 ? "[" : ",") + entry);

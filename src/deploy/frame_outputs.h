@@ -2,8 +2,8 @@
 // (streamed to a temp file, committed whole by finish(): an interrupted run still writes the
 // frames that finished, a failed one leaves nothing half-written) and drawn images.
 #pragma once
+#include <functional>
 #include <memory>
-#include <ostream>
 #include <string>
 
 #include "core/file_io.h"
@@ -16,7 +16,7 @@ struct FrameOutputOptions {
   std::string source;  // the --image spec: an image, a folder or a video (names drawn files)
   std::string json;    // detections JSON; "" for none
   std::string draw;    // drawn images: a file for a single image, else a folder; "" for none
-  std::ostream* lines = nullptr;  // one line per frame; null for none
+  std::function<void(const std::string&)> line;  // one line per frame; empty for none
 };
 
 class FrameOutputs {

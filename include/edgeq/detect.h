@@ -1,0 +1,50 @@
+// Detection (and for pose models keypoints) over an image, a folder of images or a video: each
+// frame letterboxed, run, decoded (NMS, original-image pixels); serially, or as a pipeline that
+// overlaps reading, inference and decoding in three threads. What `edgeq run` does. For frames
+// of your own, one at a time, use Session::predict.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "edgeq/model.h"
+#include "edgeq/progress.h"
+#include "edgeq/session.h"
+
+namespace edgeq {
+
+struct DetectOptions {
+  SessionOptions session;  // exec, emulate, threads (inference's), conf, iou, max_det
+  std::string json;        // detections JSON: one object for an image file, else an array
+  std::string draw;        // drawn images: a file for one image, else a folder ("" for none)
+  bool pipeline = false;   // read + letterbox, inference, decode + outputs in three threads
+  size_t queue = 4;        // frames each pipeline queue holds (1 to 4096)
+  // Live sources, pipeline only: when inference falls behind, drop the oldest waiting frame
+  // instead of making the reader wait.
+  bool drop_late = false;
+  // One line per finished frame ("name: 2 people | read 3.1 ms, infer 30.2 ms").
+  std::function<void(const std::string& line)> on_frame;
+  // The planner's notices as kMessage events of task "detect", before the first frame.
+  ProgressCallback progress;
+  // Raised (e.g. by a Ctrl-C handler) to stop: the frame in hand is finished and everything that
+  // finished is written; the report says interrupted.
+  const std::atomic<bool>* stop = nullptr;
+};
+
+struct DetectReport {
+  size_t frames = 0, detections = 0, skipped = 0, dropped = 0;
+  bool interrupted = false;
+  double fps = 0;                    // frames per second, end to end
+  std::vector<std::string> notices;  // what the planner chose to tell
+  std::string json;                  // the timing report (`edgeq run --report`)
+  std::string summary;               // the lines `edgeq run` prints at the end
+};
+
+// Throws edgeq::Error for an unreadable source (before the model is planned), a model without a
+// YOLO head, options out of range, or a source with no readable frame.
+DetectReport detect(const Model& model, const std::string& source,
+                    const DetectOptions& options = {});
+
+}  // namespace edgeq

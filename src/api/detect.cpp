@@ -1,0 +1,86 @@
+// detect: the run over a source (deploy/): frames -> Detector stages -> FrameOutputs, serially or
+// pipelined, and the timing report.
+#include "edgeq/detect.h"
+
+#include <sstream>
+
+#include "api/api_impl.h"
+#include "api/exec_options.h"
+#include "core/error.h"
+#include "core/json_text.h"
+#include "core/process_stats.h"
+#include "deploy/detector.h"
+#include "deploy/frame_outputs.h"
+#include "deploy/pipeline.h"
+#include "deploy/run_report.h"
+#include "deploy/serial_run.h"
+#include "runtime/executor.h"
+#include "vision/image_io.h"
+
+namespace edgeq {
+
+DetectReport detect(const Model& model, const std::string& source, const DetectOptions& o) {
+  const SessionOptions& s = o.session;
+  EDGEQ_CHECK(o.pipeline || (!o.drop_late && o.queue == DetectOptions().queue),
+              "queue and drop_late apply to the pipeline only");
+  EDGEQ_CHECK(o.queue >= 1 && o.queue <= 4096, "queue must be in [1, 4096], got ", o.queue);
+  EDGEQ_CHECK(s.conf >= 0 && s.conf <= 1 && s.iou >= 0 && s.iou <= 1,
+              "conf and iou must be in [0, 1]");
+  EDGEQ_CHECK(s.max_det > 0, "max_det must be positive");
+  std::unique_ptr<FrameSource> frames = open_frames(source);  // fails fast on a bad source
+  const Graph& g = model.impl().graph;
+  DetectorSpec spec = detector_spec(g);
+  Executor ex(g, executor_options(s.exec, s.emulate, s.threads));
+  DetectReport out;
+  out.notices = ex.notices();  // plans the executor
+  ProgressReporter progress(o.progress);
+  for (const std::string& line : out.notices) progress.message("detect", line);
+  PostprocessOptions post;
+  post.conf = s.conf, post.iou = s.iou, post.max_det = s.max_det;
+  Detector detector(ex, std::move(spec), post);
+  // Creates the json / draw folders: only once the model is known to run.
+  FrameOutputs outputs({source, o.json, o.draw, o.on_frame});
+
+  FrameStages stages;
+  stages.read = [&](FrameWork& w) {
+    if (!frames->next(&w.frame)) return false;
+    detector.letterbox(w);
+    return true;
+  };
+  stages.infer = [&](FrameWork& w) { detector.infer(w); };
+  stages.post = [&](FrameWork& w) {
+    detector.decode(w);
+    outputs.write(w, detector.layout());
+  };
+
+  RunReport rep;
+  rep.model = model.name();
+  rep.source = source;
+  rep.pipeline = o.pipeline;
+  rep.queue = o.queue;
+  rep.drop_late = o.drop_late;
+  rep.infer_threads = ex.threads();
+  rep.stats = o.pipeline ? run_pipelined(stages, {o.queue, o.drop_late}, o.stop)
+                         : run_serial(stages, o.stop);
+  rep.detections = outputs.detections();
+  rep.skipped = frames->skipped();
+  rep.peak_rss_bytes = peak_rss_bytes();
+  EDGEQ_CHECK(rep.stats.timings.frames() > 0 || rep.stats.interrupted,
+              is_video_path(source) ? "no readable frames in video " : "no readable images in ",
+              source);
+  outputs.finish();
+
+  out.frames = rep.stats.timings.frames();
+  out.detections = rep.detections;
+  out.skipped = static_cast<size_t>(rep.skipped);
+  out.dropped = rep.stats.dropped;
+  out.interrupted = rep.stats.interrupted;
+  out.fps = rep.stats.frames_per_s();
+  out.json = json_text(run_report_json(rep), 2);
+  std::ostringstream summary;
+  print_run_summary(rep, summary);
+  out.summary = summary.str();
+  return out;
+}
+
+}  // namespace edgeq
