@@ -48,6 +48,16 @@ TEST(OpTraits, FactsTheModulesRelyOn) {
   EXPECT_FALSE(op_traits("", "Sub").ort_quantizes);
   EXPECT_TRUE(op_traits("edgeq", "FakeQuant").elementwise);
   EXPECT_TRUE(is_move_only("Split") && !is_move_only("Concat"));
+  // The ops whose lists used to be repeated: binary arithmetic (int8's QBinary, the carriers of a
+  // constant's error) and the kernels a Q -> DQ pair folds into.
+  std::set<std::string> binary, fuses;
+  for (const auto& [domain, op] : ops_with_traits()) {
+    if (op_traits(domain, op).binary_arithmetic) binary.insert(domain + ":" + op);
+    if (op_traits(domain, op).fuses_fake_quant) fuses.insert(domain + ":" + op);
+  }
+  EXPECT_EQ(binary, (std::set<std::string>{":Add", ":Div", ":Mul", ":Sub"}));
+  EXPECT_EQ(fuses, (std::set<std::string>{":Add", ":Concat", ":Conv", ":Div", ":Mul", ":Sigmoid",
+                                          ":Sub"}));
   // An op without a row gets the conservative defaults.
   EXPECT_FALSE(op_traits("", "NoSuchOp").moves_values);
 }

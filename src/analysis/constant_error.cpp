@@ -7,6 +7,7 @@
 
 #include "core/text_format.h"
 #include "ir/constants.h"
+#include "ir/op_traits.h"
 
 namespace edgeq {
 namespace {
@@ -41,7 +42,6 @@ bool reads_softmax(const Graph& g, const Node& n) {
 // Breadth first through arithmetic, Concat and move-only ops.
 const PixelMeaning* first_pixel_value(const Graph& g, const std::vector<std::string>& from,
                                       const std::map<std::string, PixelMeaning>& pixels) {
-  static const std::set<std::string> kCarriers = {"Add", "Sub", "Mul", "Div", "Concat"};
   std::deque<std::string> todo(from.begin(), from.end());
   std::set<std::string> seen;
   while (!todo.empty()) {
@@ -52,7 +52,7 @@ const PixelMeaning* first_pixel_value(const Graph& g, const std::vector<std::str
     if (px != pixels.end()) return &px->second;
     for (int c : g.consumers_of(v)) {
       const Node& n = g.nodes[c];
-      if (kCarriers.count(n.op_type) || is_move_only(n.op_type))
+      if (op_traits(n).binary_arithmetic || n.op_type == "Concat" || is_move_only(n.op_type))
         todo.insert(todo.end(), n.outputs.begin(), n.outputs.end());
     }
   }

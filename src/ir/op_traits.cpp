@@ -17,6 +17,8 @@ enum : unsigned {
   kCompute = 1 << 7,      // multiply-accumulates: Conv, ConvTranspose, MatMul, Gemm
   kNoMath = 1 << 8,       // moves or reshapes data, no arithmetic on values (0 FLOPs)
   kScales = 1 << 9,       // commutes with a positive per-channel scale
+  kBinary = 1 << 10,      // two-input arithmetic (Add, Sub, Mul, Div)
+  kFusesFq = 1 << 11,     // its kernel applies a fake-quant step to its output
 };
 
 struct Row {
@@ -32,20 +34,20 @@ using D = DataInputs;
 const Row kOnnxRows[] = {
     // op                      data           flags
     {"Abs", D::kAll, kElementwise},
-    {"Add", D::kAll, kElementwise | kOrt},
+    {"Add", D::kAll, kElementwise | kOrt | kBinary | kFusesFq},
     {"ArgMax", D::kFirst, kOrt},
     {"AveragePool", D::kFirst, kOrt | kNhwc},
     {"BatchNormalization", D::kFirst, kOrt},
     {"Cast", D::kNone, kNoMath},
     {"Clip", D::kFirst, kElementwise | kOrt},
-    {"Concat", D::kAll, kMoves | kOrt | kNhwc | kNoMath},
+    {"Concat", D::kAll, kMoves | kOrt | kNhwc | kNoMath | kFusesFq},
     {"Constant", D::kNone, kNoMath},
     {"ConstantOfShape", D::kNone, kNoMath},
-    {"Conv", D::kWeighted, kOrt | kNhwc | kCompute},
+    {"Conv", D::kWeighted, kOrt | kNhwc | kCompute | kFusesFq},
     {"ConvTranspose", D::kWeighted, kOrt | kCompute},
     {"DequantizeLinear", D::kFirst, kNoMath},
     {"DepthToSpace", D::kFirst, kMoves | kNoMath},
-    {"Div", D::kAll, kElementwise},
+    {"Div", D::kAll, kElementwise | kBinary | kFusesFq},
     {"Exp", D::kAll, kElementwise},
     {"Expand", D::kFirst, kMoves | kNoMath},
     {"Flatten", D::kFirst, kView | kOrtShares | kNoMath},
@@ -63,7 +65,7 @@ const Row kOnnxRows[] = {
     {"LogSoftmax", D::kFirst, 0},
     {"MatMul", D::kAll, kOrt | kCompute},
     {"MaxPool", D::kFirst, kMoves | kOrt | kOrtShares | kNhwc | kScales},
-    {"Mul", D::kAll, kElementwise | kOrt},
+    {"Mul", D::kAll, kElementwise | kOrt | kBinary | kFusesFq},
     {"Neg", D::kAll, kElementwise},
     {"NonZero", D::kNone, 0},
     {"Pad", D::kFirst, kOrt | kNoMath},
@@ -77,7 +79,7 @@ const Row kOnnxRows[] = {
     {"Reshape", D::kFirst, kView | kOrt | kOrtShares | kNoMath},
     {"Resize", D::kFirst, kMoves | kOrt | kOrtShares | kNhwc},  // moves values when nearest
     {"Shape", D::kNone, kNoMath},
-    {"Sigmoid", D::kFirst, kElementwise | kOrt},
+    {"Sigmoid", D::kFirst, kElementwise | kOrt | kFusesFq},
     {"Size", D::kNone, 0},
     {"Slice", D::kFirst, kMoves | kOrt | kOrtShares | kNoMath},
     {"Softmax", D::kFirst, kOrt},
@@ -85,7 +87,7 @@ const Row kOnnxRows[] = {
     {"Split", D::kFirst, kMoves | kOrt | kOrtShares | kNhwc | kNoMath},
     {"Sqrt", D::kAll, kElementwise},
     {"Squeeze", D::kFirst, kView | kOrt | kOrtShares | kNoMath},
-    {"Sub", D::kAll, kElementwise},
+    {"Sub", D::kAll, kElementwise | kBinary | kFusesFq},
     {"Tanh", D::kFirst, kElementwise},
     {"Tile", D::kFirst, kMoves | kNoMath},
     {"TopK", D::kFirst, 0},
@@ -123,6 +125,8 @@ OpTraits to_traits(const Row& r) {
   t.compute = r.flags & kCompute;
   t.no_math = r.flags & kNoMath;
   t.commutes_with_channel_scale = r.flags & kScales;
+  t.binary_arithmetic = r.flags & kBinary;
+  t.fuses_fake_quant = r.flags & kFusesFq;
   return t;
 }
 

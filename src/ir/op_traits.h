@@ -49,6 +49,12 @@ struct OpTraits {
   // channel, channels kept in place (Relu, LeakyRelu, MaxPool, Identity; not SiLU or Sigmoid).
   // Cross-layer equalization (quant/cle.h) may rescale channels across it.
   bool commutes_with_channel_scale = false;
+  // Two-input arithmetic (Add, Sub, Mul, Div): carries a value's meaning through arithmetic, and
+  // `--exec int8` runs it on codes (QBinary).
+  bool binary_arithmetic = false;
+  // Its kernel can apply a fake-quant step to its own output (runtime/qdq_fold.h folds a
+  // Q -> DQ pair after it into the kernel): Conv, Sigmoid, the binary arithmetic ops, Concat.
+  bool fuses_fake_quant = false;
 };
 
 // The row for an op (domain "" is ONNX's default domain); defaults for unknown ops.

@@ -234,8 +234,7 @@ class Lowering {
     if (traits.elementwise && data_coded && same_shapes && n.inputs.size() == 1 &&
         descs_.at(n.outputs[0]).dtype == DType::kFloat32)
       return emit(lut_for(n), true);
-    if ((op == "Add" || op == "Sub" || op == "Mul" || op == "Div") && n.domain.empty() &&
-        data_coded && same_shapes && n.inputs.size() == 2) {
+    if (traits.binary_arithmetic && data_coded && same_shapes && n.inputs.size() == 2) {
       Node q{n.name, "QBinary", "edgeq", n.inputs, n.outputs, {}};
       q.attrs[kBinaryOpAttr] = Attribute::string(op);
       set_fake_quant(q, kInputGridAttr, grid.at(n.inputs[0]));

@@ -144,9 +144,8 @@ int drop_redundant_fake_quant(Graph& g, const std::set<std::string>& protect) {
 
 bool absorbs_fake_quant(const Node& n) {
   if (!n.domain.empty() || n.outputs.size() != 1 || n.has_attr(kFakeQuantOutAttr)) return false;
-  const std::string& op = n.op_type;
-  if (op == "Conv" || op == "Sigmoid") return !n.has_attr(kFusedActivationAttr);
-  return op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Concat";
+  // A fused activation (Conv + SiLU, Sigmoid inside a SiLU) runs after the step would.
+  return op_traits(n).fuses_fake_quant && !n.has_attr(kFusedActivationAttr);
 }
 
 int fuse_fake_quant(Graph& g, const std::set<std::string>& protect) {
