@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A refactor changes no result: runs the same commands with an earlier edgeq and this checkout's,
-# on the in-tree yolo11n-pose, and compares what they write (stats, models, encodings, the
-# search's set and log) byte for byte.
+# on the in-tree yolo11n-pose and a zoo model, and compares what they write byte for byte: stats,
+# models, encodings, the search's set, drawn detections and raw outputs; JSON reports (compare,
+# run, doctor, inspect, bench, study) with their timing fields left out.
 #   scripts/compare_builds.sh REV          build REV's edgeq beside this one (minutes), compare
 #   scripts/compare_builds.sh --before BIN compare with an already built binary
 set -euo pipefail
@@ -56,6 +57,53 @@ done <<EOF2
 --scheme w8a8 --reduce-range --symmetric-activations --encodings-format 0.6.1
 --scheme w8a8 --auto 8 --auto-n 2 --images $val
 EOF2
+# Every other command, on the same inputs (the earlier build's W8A8 file and statistics).
+q=$work/before/q2.onnx stats=$work/before/s.cbor
+untimed() {  # a JSON report without the fields that change from run to run
+  /usr/bin/python3 - "$1" <<'PY'
+import json, sys
+def strip(j):
+    if isinstance(j, dict):
+        return {k: strip(v) for k, v in j.items()
+                if k not in ("timing", "seconds", "peak_rss_bytes", "plan_ms", "stages", "fps",
+                             "frames_per_s", "wall_s", "end_to_end", "queue_high_water")
+                and not k.endswith("_ms")}
+    if isinstance(j, list):
+        return [strip(v) for v in j]
+    return j
+print(json.dumps(strip(json.load(open(sys.argv[1], encoding="utf-8", errors="surrogateescape"))),
+                 sort_keys=True))
+PY
+}
+while IFS='|' read -r name cmd files; do
+  for side in before after; do
+    bin=${!side}
+    out=$work/$side/$name
+    mkdir -p "$out"
+    (cd "$out" && eval "\"$bin\" $cmd") >> "$work/$side/log" 2>&1 ||
+      echo "$side failed: $name" >> "$work/$side/failed"
+  done
+  same=1
+  for f in $files; do
+    a=$work/before/$name/$f b=$work/after/$name/$f
+    case $f in
+      *.json) [ "$(untimed "$a")" = "$(untimed "$b")" ] || { echo "DIFF $name ($f)"; same=0; } ;;
+      *) cmp -s "$a" "$b" || { echo "DIFF $name ($f)"; same=0; } ;;
+    esac
+  done
+  [ "$same" = 1 ] && echo "same: $name" || fails=1
+done <<EOF3
+compare|compare --quiet --ref $model --test $q --images $val --json c.json|c.json
+compare-int8|compare --quiet --ref $model --test $q --images $val --exec int8 --emulate avx2 --json c.json|c.json
+run|run --model $q --image $val --json r.json --report t.json --draw drawn|r.json t.json drawn/000000000110.jpg
+run-pipeline|run --model $model --image $val --pipeline --json r.json --report t.json|r.json t.json
+infer|infer --model $q --image $val/000000000110.jpg --out o|o/output0.npy
+doctor|doctor --model $q --stats $stats --target qnn-htp --json d.json|d.json
+inspect|inspect --model $q --json i.json|i.json
+zoo|zoo yolo11n-pose -o z.onnx --imgsz 160|z.onnx
+bench|bench --model $q --runs 1 --warmup 0 --threads 1 --json b.json|b.json
+study|study --models $work/before/zoo/z.onnx --images $train --test $val --arms A,C --schemes w8a16,w8a8 --bench-runs 1 --bench-warmup 0 --thumbnails 1 --calib-n 2 --out s|s/data.json
+EOF3
 if [ -f "$work/before/failed" ] || [ -f "$work/after/failed" ]; then
   cat "$work"/*/failed; fails=1
 fi

@@ -15,10 +15,10 @@
 #include <cmath>
 #include <random>
 
-#include "analysis/decode_tail.h"
 #include "analysis/doctor.h"
 #include "graph_builders.h"
 #include "ir/constants.h"
+#include "quant/decode_tail.h"
 #include "quant/weight_encoding.h"
 #include "zoo/yolo11.h"
 

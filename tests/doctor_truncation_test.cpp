@@ -4,10 +4,10 @@
 
 #include <cmath>
 
-#include "analysis/head_decode.h"
 #include "analysis/truncation.h"
 #include "core/error.h"
 #include "graph_builders.h"
+#include "ir/head_decode.h"
 
 namespace edgeq {
 namespace {

@@ -9,9 +9,9 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "analysis/head_decode.h"
 #include "cli_util.h"
 #include "core/file_io.h"
+#include "ir/head_decode.h"
 #include "ir/onnx_io.h"
 #include "test_util.h"
 #include "vision/image_io.h"

@@ -334,7 +334,7 @@ TEST(QuantCli, W8A8KeepsTheDecodeTailAt16BitUnlessA16None) {
   EXPECT_GE(both, either * 8 / 10);
 }
 
-// The outputs are assembled in float (analysis/decode_tail.h: output_assembly_nodes). Under one
+// The outputs are assembled in float (quant/decode_tail.h: output_assembly_nodes). Under one
 // encoding with the pixel coordinates, even a 16-bit one, every score of output0 sat on a grid of
 // ~0.01 (at most ~90 distinct values): on the dev split W8A16 lost 7 of 188 detections near the
 // threshold and half of its low-score predictions. Counted here: distinct scores below 0.05 in one

@@ -45,7 +45,7 @@ std::string temp_dir(const std::string& tag);
 double max_abs_diff(const Tensor& a, const Tensor& b);
 // The coarsest step among the encodings a QDQ model's `output` is assembled from: its own when it
 // has one, else those of the first encoded values behind the float Concat / Reshape nodes that
-// write it (the default YOLO output assembly, analysis/decode_tail.h).
+// write it (the default YOLO output assembly, quant/decode_tail.h).
 double output_step(const Graph& qdq, const std::string& output);
 
 }  // namespace edgeq::test

@@ -2,7 +2,7 @@
 // decode reads constants (the anchor grid, the strides, the 2 of the box centre, the DFL conv's
 // weights 0..15) whose error lands in every box and keypoint.
 //
-// Judged: each quantized constant that feeds a value with a pixel meaning (analysis/head_decode.h)
+// Judged: each quantized constant that feeds a value with a pixel meaning (ir/head_decode.h)
 // through Add / Sub / Mul / Div, Concat and move-only ops, and each quantized weight whose values
 // lie on an integer grid. The values it should hold:
 //   a float model with an encodings file: the model's own constants (exact errors);
@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "analysis/finding.h"
-#include "analysis/head_decode.h"
 #include "ir/graph.h"
+#include "ir/head_decode.h"
 #include "quant/weight_encoding.h"
 
 namespace edgeq {

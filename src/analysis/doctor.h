@@ -17,11 +17,11 @@
 
 #include "analysis/concat_spans.h"
 #include "analysis/finding.h"
-#include "analysis/head_decode.h"
 #include "analysis/int8_saturation.h"
 #include "analysis/op_support.h"
 #include "analysis/value_ranges.h"
 #include "ir/graph.h"
+#include "ir/head_decode.h"
 #include "quant/encodings_json.h"
 #include "quant/stats.h"
 

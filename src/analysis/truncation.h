@@ -5,7 +5,7 @@
 // (from the histogram). Overshoots of at most one step are rounding, not truncation, and are
 // not reported. Severity from the clipped distance relative to the encoding's range: error at
 // >= 5% (with >= 0.01% of the values), warning at >= 1% (or >= 0.1% with >= 0.1% of the values),
-// else info. For values of the YOLO head with a pixel meaning (analysis/head_decode.h) the
+// else info. For values of the YOLO head with a pixel meaning (ir/head_decode.h) the
 // finding names the pixel where outputs pin: encoding max x stride for grid-unit values (e.g.
 // 40.69 x 8 = 325.5 px), the max itself for pixel-space values; a pin inside the input that
 // clips by a pixel or more is an error, one outside it at least a warning.
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "analysis/finding.h"
-#include "analysis/head_decode.h"
+#include "ir/head_decode.h"
 #include "quant/stats.h"
 #include "quant/weight_encoding.h"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "analysis/finding.h"
-#include "analysis/head_decode.h"
+#include "ir/head_decode.h"
 #include "quant/stats.h"
 #include "quant/weight_encoding.h"
 

@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <sstream>
 
-#include "analysis/decode_tail.h"
 #include "api/quantize_steps.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "ir/onnx_io.h"
+#include "quant/decode_tail.h"
 #include "quant/encodings_json.h"
 #include "quant/quantize_io.h"
 #include "quant/quantize_model.h"

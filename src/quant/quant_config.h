@@ -46,7 +46,7 @@ struct QuantConfig {
   Placement placement = Placement::kOrt;
   std::string range = "minmax";  // range scheme spec (quant/range_scheme.h)
   std::set<std::string> a16;     // values kept at 16 bit under W8A8 (mixed precision)
-  // Values of the YOLO head's pixel-space decode tail (analysis/decode_tail.h, filled by the
+  // Values of the YOLO head's pixel-space decode tail (quant/decode_tail.h, filled by the
   // caller): constants of the nodes that write them are kept exact or at 16 bit.
   std::set<std::string> decode_tail;
   std::set<std::string> exclude_nodes;  // node names left in float

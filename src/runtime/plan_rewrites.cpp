@@ -6,6 +6,66 @@
 
 namespace edgeq {
 
+namespace {
+
+// What every rewrite pass reads and writes.
+struct PassContext {
+  Graph& rt;  // the graph that runs, rewritten in place
+  const Graph& g;
+  ValueDescs& descs;
+  const ExecutorOptions& opt;
+  const Watches& watches;
+  std::vector<std::string>& notices;
+  // Watching every value ("*") keeps every value: no rewrite may drop one.
+  bool keep_all() const { return watches.all; }
+  bool int8() const { return opt.exec == ExecMode::kInt8; }
+};
+
+void lower_int8(PassContext& c) {
+  const Int8Plan plan = lower_to_int8(c.rt, c.descs, c.g, c.watches.protect, c.opt.emulate);
+  for (const std::string& line : plan.float_ops)
+    c.notices.push_back("int8: runs in float (no int8 kernel): " + line);
+  if (c.opt.emulate == Int8Emulation::kAvx2)
+    c.notices.push_back(
+        "int8: emulating ONNX Runtime's int8 kernels on x86 without VNNI (int16 "
+        "pairs that saturate): " +
+        std::to_string(plan.saturating_qconvs) + " of " + std::to_string(plan.qconvs) +
+        " convolutions have a pair of weights that can overflow one");
+  if (plan.split_qconvs > 0)
+    c.notices.push_back("int8: " + std::to_string(plan.split_qconvs) + " of " +
+                        std::to_string(plan.qconvs) +
+                        " convolutions run on split weights: this CPU adds int8 products in "
+                        "saturating int16 pairs (no VNNI) and two of their weights could "
+                        "overflow one; exact, at about twice the integer work");
+}
+
+// The rewrite passes, in the order they run, each with when it applies.
+struct RewritePass {
+  const char* name;
+  bool (*applies)(const PassContext&);
+  void (*run)(PassContext&);
+};
+
+const RewritePass kPasses[] = {
+    {"fold Q -> DQ pairs into fake-quant steps",
+     [](const PassContext& c) { return c.opt.fold_qdq; },
+     [](PassContext& c) { fold_qdq_pairs(c.rt, c.descs, c.watches.protect); }},
+    {"drop fake-quant steps that change nothing",
+     [](const PassContext& c) { return c.opt.fold_qdq && !c.keep_all(); },
+     [](PassContext& c) { drop_redundant_fake_quant(c.rt, c.watches.protect); }},
+    {"fuse fake-quant steps into their producers",
+     [](const PassContext& c) { return c.opt.fuse && c.opt.fold_qdq && !c.keep_all(); },
+     [](PassContext& c) { fuse_fake_quant(c.rt, c.watches.protect); }},
+    {"fuse Conv + SiLU", [](const PassContext& c) { return c.opt.fuse && !c.keep_all(); },
+     [](PassContext& c) { fuse_conv_silu(c.rt, c.watches.protect); }},
+    {"fuse Sigmoid * Mul", [](const PassContext& c) { return c.opt.fuse && !c.keep_all(); },
+     [](PassContext& c) { fuse_sigmoid_mul(c.rt, c.watches.protect); }},
+    {"lower 8-bit values to codes on integer kernels",
+     [](const PassContext& c) { return c.int8(); }, lower_int8},
+};
+
+}  // namespace
+
 Graph runtime_graph(const Graph& g, const std::vector<bool>& folded, ValueDescs& descs,
                     const ExecutorOptions& opt, const Watches& watches,
                     std::vector<std::string>& notices) {
@@ -20,34 +80,9 @@ Graph runtime_graph(const Graph& g, const std::vector<bool>& folded, ValueDescs&
   rt.opsets = g.opsets;
   for (size_t ni = 0; ni < g.nodes.size(); ++ni)
     if (!folded[ni]) rt.nodes.push_back(g.nodes[ni]);
-  // Watching every value ("*") keeps every value: no rewrite may drop one.
-  const bool keep_all = watches.all;
-  if (opt.fold_qdq) {
-    fold_qdq_pairs(rt, descs, watches.protect);
-    if (!keep_all) drop_redundant_fake_quant(rt, watches.protect);
-  }
-  if (opt.fuse && !keep_all) {
-    if (opt.fold_qdq) fuse_fake_quant(rt, watches.protect);
-    fuse_conv_silu(rt, watches.protect);
-    fuse_sigmoid_mul(rt, watches.protect);
-  }
-  if (int8) {
-    Int8Plan plan = lower_to_int8(rt, descs, g, watches.protect, opt.emulate);
-    for (const std::string& line : plan.float_ops)
-      notices.push_back("int8: runs in float (no int8 kernel): " + line);
-    if (opt.emulate == Int8Emulation::kAvx2)
-      notices.push_back(
-          "int8: emulating ONNX Runtime's int8 kernels on x86 without VNNI (int16 "
-          "pairs that saturate): " +
-          std::to_string(plan.saturating_qconvs) + " of " + std::to_string(plan.qconvs) +
-          " convolutions have a pair of weights that can overflow one");
-    if (plan.split_qconvs > 0)
-      notices.push_back("int8: " + std::to_string(plan.split_qconvs) + " of " +
-                        std::to_string(plan.qconvs) +
-                        " convolutions run on split weights: this CPU adds int8 products in "
-                        "saturating int16 pairs (no VNNI) and two of their weights could "
-                        "overflow one; exact, at about twice the integer work");
-  }
+  PassContext c{rt, g, descs, opt, watches, notices};
+  for (const RewritePass& pass : kPasses)
+    if (pass.applies(c)) pass.run(c);
   return rt;
 }
 

@@ -1,6 +1,7 @@
-// Planning pass 2: the graph that runs. Folded nodes go; QDQ pairs fold into fake-quant steps
-// (runtime/qdq_fold.h) and kernels fuse (runtime/fusion.h), never hiding a watched value; with
-// --exec int8, 8-bit values become codes (runtime/int8_lowering.h).
+// Planning pass 2: the graph that runs. Folded nodes go, then one ordered list of rewrite passes
+// (kPasses in plan_rewrites.cpp): QDQ pairs fold into fake-quant steps (runtime/qdq_fold.h) and
+// kernels fuse (runtime/fusion.h), never hiding a watched value; with int8 execution, 8-bit values
+// become codes (runtime/int8_lowering.h).
 #pragma once
 #include <vector>
 

@@ -1,6 +1,5 @@
 #include "study/study_steps.h"
 
-#include "analysis/decode_tail.h"
 #include "analysis/doctor.h"
 #include "analysis/op_support.h"
 #include "api/api_impl.h"
@@ -8,6 +7,7 @@
 #include "edgeq/quantize.h"
 #include "eval/compare.h"
 #include "ir/onnx_io.h"
+#include "quant/decode_tail.h"
 #include "quant/qdq_import.h"
 #include "quant/quantize_io.h"
 #include "runtime/float_io.h"

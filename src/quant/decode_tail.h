@@ -1,4 +1,4 @@
-// The YOLO head's pixel-space decode tail, found by structure (analysis/head_decode.h): the
+// The YOLO head's pixel-space decode tail, found by structure (ir/head_decode.h): the
 // box decode's Div / Sub / Concat and the corners they read (grid units; at 8 bit the corners
 // alone took W8A8's mean box error on yolo11n-pose from 2.4 to 5.3 px), the stride Muls' inputs
 // and outputs, the keypoint decode values in grid units and pixels, and the Concats / move-only

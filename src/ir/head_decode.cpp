@@ -1,4 +1,4 @@
-#include "analysis/head_decode.h"
+#include "ir/head_decode.h"
 
 #include <cmath>
 #include <set>

@@ -1,7 +1,7 @@
-#include "analysis/decode_tail.h"
+#include "quant/decode_tail.h"
 
-#include "analysis/head_decode.h"
 #include "ir/constants.h"
+#include "ir/head_decode.h"
 #include "ir/op_traits.h"
 #include "quant/quantize_model.h"
 
