@@ -26,7 +26,9 @@ struct DetectOptions {
   bool drop_late = false;
   // One line per finished frame ("name: 2 people | read 3.1 ms, infer 30.2 ms").
   std::function<void(const std::string& line)> on_frame;
-  // The planner's notices as kMessage events of task "detect", before the first frame.
+  // The planner's notices as kMessage events of task "detect" before the first frame, then a kStep
+  // after each finished frame (done: frames so far; total 0: unknown). Answering false stops as
+  // `stop` does (no exception: the report says interrupted).
   ProgressCallback progress;
   // Raised (e.g. by a Ctrl-C handler) to stop: the frame in hand is finished and everything that
   // finished is written; the report says interrupted.

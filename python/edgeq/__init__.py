@@ -14,18 +14,20 @@ Every failure raises :class:`edgeq.Error` with the library's one-line message. L
 release the GIL, report progress (tqdm when installed, else a line on stderr; ``progress=False``
 is quiet, a callable gets every event) and stop on Ctrl-C with KeyboardInterrupt.
 """
-from ._edgeq import (BenchReport, Cancelled, CompareOutput, CompareReport, DoctorReport, Error,
-                     Finding, Ledger, LedgerCheck, LedgerCheckRow, Model, QuantizedModel,
+from ._edgeq import (BenchReport, Cancelled, CompareOutput, CompareReport, DetectReport,
+                     DoctorReport, Error, Finding, Ledger, LedgerCheck, LedgerCheckRow, Model, QuantizedModel,
                      SensitivityRow, Stats, StudyResult, __version__)
 from ._progress import progress_callback as _progress_callback
 from ._results import Boxes, Keypoints, Results
 from ._session import Session
 from . import _edgeq
 
-__all__ = ["BenchReport", "Boxes", "Cancelled", "CompareOutput", "CompareReport", "DoctorReport",
+__all__ = ["BenchReport", "Boxes", "Cancelled", "CompareOutput", "CompareReport", "DetectReport",
+           "DoctorReport",
            "Error", "Finding", "Keypoints", "Ledger", "LedgerCheck", "LedgerCheckRow", "Model",
            "QuantizedModel", "Results", "SensitivityRow", "Session", "Stats", "StudyResult",
-           "__version__", "bench", "calibrate", "compare", "doctor", "main", "quantize", "study"]
+           "__version__", "bench", "calibrate", "compare", "detect", "doctor", "main", "quantize",
+           "study"]
 
 
 def _model(model):
@@ -124,6 +126,24 @@ def bench(model, *, runs=20, warmup=3, workers=1, exec="simulate", emulate="none
     threads each) for throughput. profile: time each op type and step. Returns a
     :class:`BenchReport` (attributes, and ``to_dict()``: what ``edgeq bench --json`` writes)."""
     return _edgeq._bench(_model(model), runs, warmup, workers, exec, emulate, threads, profile)
+
+
+def detect(model, source, *, json=None, draw=None, pipeline=False, queue=4, drop_late=False,
+           exec="simulate", emulate="none", threads=0, conf=0.25, iou=0.7, max_det=300,
+           on_frame=None, progress=False):
+    """Detects (and for pose models finds keypoints) in ``source``: an image, a folder of images
+    or a video file (``edgeq run``). json: write the detections (one object for an image, else
+    an array); draw: drawn images (a file for one image, else a folder); pipeline: overlap
+    reading, inference and decoding in three threads (queue frames each; drop_late: drop the
+    oldest waiting frame when inference falls behind a live source). on_frame: a callable
+    given one line per finished frame. Returns a :class:`DetectReport`. Ctrl-C stops at the next
+    frame, writes what finished and raises KeyboardInterrupt; a progress callable answering
+    False stops the same way without an exception (the report says ``interrupted``). For frames
+    of your own, use :meth:`Session.predict`."""
+    options = dict(json=json, draw=draw, pipeline=pipeline, queue=queue, drop_late=drop_late,
+                   exec=exec, emulate=emulate, threads=threads, conf=conf, iou=iou,
+                   max_det=max_det)
+    return _edgeq._detect(_model(model), source, options, on_frame, _progress_callback(progress))
 
 
 def study(models, images, test, out, *, progress=True, **options):

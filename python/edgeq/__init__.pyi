@@ -145,6 +145,17 @@ class Ledger:
     @property
     def path(self) -> str: ...
 
+class DetectReport:
+    frames: int
+    detections: int
+    skipped: int
+    dropped: int
+    interrupted: bool
+    fps: float
+    notices: List[str]
+    summary: str
+    def to_dict(self) -> Dict[str, Any]: ...
+
 class StudyResult:
     @property
     def out(self) -> str: ...
@@ -251,6 +262,13 @@ def doctor(model: Union[Model, QuantizedModel, PathLike, bytes], stats: Optional
 def bench(model: Union[Model, QuantizedModel, PathLike, bytes], *, runs: int = ...,
           warmup: int = ..., workers: int = ..., exec: str = ..., emulate: str = ...,
           threads: int = ..., profile: bool = ...) -> BenchReport: ...
+
+def detect(model: Union[Model, QuantizedModel, PathLike, bytes], source: PathLike, *,
+           json: Optional[PathLike] = ..., draw: Optional[PathLike] = ..., pipeline: bool = ...,
+           queue: int = ..., drop_late: bool = ..., exec: str = ..., emulate: str = ...,
+           threads: int = ..., conf: float = ..., iou: float = ..., max_det: int = ...,
+           on_frame: Optional[Callable[[str], Any]] = ..., progress: Progress = ...
+           ) -> DetectReport: ...
 
 def study(models: Union[PathLike, Sequence[PathLike]], images: PathLike, test: PathLike,
           out: PathLike, *, progress: Progress = ..., **options: Any) -> StudyResult: ...

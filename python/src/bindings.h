@@ -20,6 +20,7 @@ void bind_compare(py::module_& m);
 void bind_doctor(py::module_& m);
 void bind_bench(py::module_& m);
 void bind_ledger(py::module_& m);
+void bind_detect(py::module_& m);
 void bind_session(py::module_& m);
 void bind_cli(py::module_& m);
 
@@ -49,10 +50,12 @@ class LongCall {
   }
 
   struct State;
+  // Throws the callable's exception or KeyboardInterrupt, if any (for calls that stop without
+  // edgeq::Cancelled, such as detect, after they wrote what finished).
+  void raise_pending();
 
  private:
   void set_scope(const InterruptScope* scope);
-  void raise_pending();  // throws the callable's exception or KeyboardInterrupt, if any
   std::shared_ptr<State> state_;
   bool on_main_thread_ = false;
 };

@@ -58,6 +58,7 @@ PYBIND11_MODULE(_edgeq, m) {
   bind_doctor(m);
   bind_bench(m);
   bind_ledger(m);
+  bind_detect(m);
   bind_session(m);
   bind_cli(m);
 }

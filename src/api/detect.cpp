@@ -41,9 +41,14 @@ DetectReport detect(const Model& model, const std::string& source, const DetectO
   // Creates the json / draw folders: only once the model is known to run.
   FrameOutputs outputs({source, o.json, o.draw, o.on_frame});
 
+  // Stops at the next frame when `stop` is raised or the progress callback answers false.
+  std::atomic<bool> halt{false};
+  auto stop_asked = [&] { return o.stop && o.stop->load(); };
+  size_t posted = 0;
   FrameStages stages;
   stages.read = [&](FrameWork& w) {
-    if (!frames->next(&w.frame)) return false;
+    if (stop_asked()) halt = true;
+    if (halt || !frames->next(&w.frame)) return false;
     detector.letterbox(w);
     return true;
   };
@@ -51,6 +56,10 @@ DetectReport detect(const Model& model, const std::string& source, const DetectO
   stages.post = [&](FrameWork& w) {
     detector.decode(w);
     outputs.write(w, detector.layout());
+    ++posted;
+    const bool go_on =
+        !o.progress || o.progress({ProgressEvent::Kind::kStep, "detect", posted, 0, ""});
+    if (!go_on || stop_asked()) halt = true;
   };
 
   RunReport rep;
@@ -60,8 +69,8 @@ DetectReport detect(const Model& model, const std::string& source, const DetectO
   rep.queue = o.queue;
   rep.drop_late = o.drop_late;
   rep.infer_threads = ex.threads();
-  rep.stats = o.pipeline ? run_pipelined(stages, {o.queue, o.drop_late}, o.stop)
-                         : run_serial(stages, o.stop);
+  rep.stats =
+      o.pipeline ? run_pipelined(stages, {o.queue, o.drop_late}, &halt) : run_serial(stages, &halt);
   rep.detections = outputs.detections();
   rep.skipped = frames->skipped();
   rep.peak_rss_bytes = peak_rss_bytes();

@@ -39,7 +39,10 @@ void run_run(RunArgs& a) {
   InterruptScope interrupt;
   a.o.stop = &interrupt.flag();
   a.o.on_frame = [](const std::string& line) { std::cout << line << "\n"; };
-  a.o.progress = [](const ProgressEvent& e) { return bool(std::cerr << e.message << "\n"); };
+  a.o.progress = [](const ProgressEvent& e) {
+    if (e.kind != ProgressEvent::Kind::kStep) std::cerr << e.message << "\n";
+    return true;
+  };
   const DetectReport r = detect(Model::load(a.model), a.image, a.o);
   if (!a.report.empty()) write_file_atomic(a.report, r.json + "\n");
   std::cout << r.summary << std::flush;

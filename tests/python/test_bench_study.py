@@ -141,3 +141,25 @@ def test_ledger_records_reports_and_gates_them(zoo_pose_path, run_cli, tmp_path)
         ledger.check("base", "next", max_drop="colour=1")
     with pytest.raises(edgeq.Error):
         edgeq.Ledger(tmp_path / "missing.sqlite")
+
+
+def test_detect_writes_what_run_writes(real_model_path, val_dir, run_cli, tmp_path):
+    r = run_cli("run", "--model", real_model_path, "--image", val_dir, "--json",
+                tmp_path / "cli.json")
+    assert r.returncode == 0, r.stderr
+    lines = []
+    rep = edgeq.detect(real_model_path, val_dir, json=tmp_path / "py.json", on_frame=lines.append)
+    assert (tmp_path / "py.json").read_bytes() == (tmp_path / "cli.json").read_bytes()
+    assert rep.frames == 4 == len(lines) and rep.detections > 0 and not rep.interrupted
+    assert rep.to_dict()["frames"] == 4 and f"4 frame(s), {rep.detections} detection(s)" in rep.summary
+    piped = edgeq.detect(real_model_path, val_dir, json=tmp_path / "pipe.json", pipeline=True)
+    assert (tmp_path / "pipe.json").read_bytes() == (tmp_path / "cli.json").read_bytes()
+    assert piped.frames == 4
+    stopped = edgeq.detect(real_model_path, val_dir, json=tmp_path / "two.json",
+                           progress=lambda kind, task, done, total, msg: done < 2)
+    assert stopped.interrupted and stopped.frames == 2
+    assert len(json.loads((tmp_path / "two.json").read_text())) == 2
+    with pytest.raises(edgeq.Error, match="queue and drop_late apply to the pipeline only"):
+        edgeq.detect(real_model_path, val_dir, queue=2)
+    with pytest.raises(edgeq.Error):
+        edgeq.detect(real_model_path, tmp_path / "no_such_video.mp4")
