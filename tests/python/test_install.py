@@ -39,3 +39,30 @@ def test_examples_run(tmp_path, zoo_pose_path, scenes):
         assert (tmp_path / "q.onnx").exists()
         (tmp_path / "q.onnx").unlink()
     assert "search:" in p.stdout and "int8 run:" in p.stdout
+
+
+def test_study_and_live_video_examples_run(tmp_path, zoo_pose_path, zoo_detect_path, scenes,
+                                           run_cli):
+    from conftest import write_bmp
+    for name, frames in (("calib", scenes[:2]), ("test", scenes[2:4])):
+        (tmp_path / name).mkdir()
+        for i, f in enumerate(frames):
+            write_bmp(tmp_path / name / f"{i}.bmp", f)
+    env = {**os.environ, "PYTHONPATH": str(BUILD / "python")}
+    examples = ROOT / "examples" / "python"
+    p = subprocess.run([sys.executable, str(examples / "study_n_vs_s.py"), zoo_detect_path,
+                        zoo_pose_path, str(tmp_path / "calib"), str(tmp_path / "test"),
+                        str(tmp_path / "study"), "w8a16", "C"],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert "2 runs" in p.stdout and (tmp_path / "study" / "index.html").exists()
+    assert p.stdout.count(" C   w8a16 ") == 2
+    video = tmp_path / "clip.avi"
+    run_cli("scenes", "--video", video, "--n", "6", "--size", "160x120")
+    p = subprocess.run([sys.executable, str(examples / "live_video.py"), zoo_pose_path,
+                        str(video), str(tmp_path / "drawn")],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert len([line for line in p.stdout.splitlines() if " | read " in line]) == 6
+    assert "6 frame(s)" in p.stdout
+    assert len(list((tmp_path / "drawn").iterdir())) == 6
