@@ -65,8 +65,9 @@ import json, sys
 def strip(j):
     if isinstance(j, dict):
         return {k: strip(v) for k, v in j.items()
-                if k not in ("timing", "seconds", "peak_rss_bytes", "plan_ms", "stages", "fps",
-                             "frames_per_s", "wall_s", "end_to_end", "queue_high_water")
+                if k not in ("timing", "seconds", "peak_rss_bytes", "throughput_ms_per_run", "fps",
+                             "stages", "frames_per_s", "wall_s", "end_to_end",
+                             "queue_high_water")
                 and not k.endswith("_ms")}
     if isinstance(j, list):
         return [strip(v) for v in j]
