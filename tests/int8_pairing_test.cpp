@@ -176,8 +176,8 @@ TEST(Int8Pairing, OneDnnsKernelsPairAsDeclared) {
     g.initializers["w"] = w;
     Node n{"qconv", "QConv", "edgeq", {"x", "w"}, {"y"}, {}};
     n.attrs["group"] = test::int_attr(p.group);
-    set_fake_quant(n, kInputGridAttr, FakeQuantParams{1.f, 0, 255});
-    n.attrs[kWeightScalesAttr] = Attribute::reals(std::vector<float>(size_t(w.dim(0)), 1.f));
+    n.plan.in_grid = FakeQuantParams{1.f, 0, 255};
+    n.plan.weight_scales = std::vector<float>(size_t(w.dim(0)), 1.f);
     g.nodes.push_back(n);
     Tensor x(DType::kUInt8, {1, p.c_in, 5, 5});
     for (int64_t i = 0; i < x.numel(); ++i) x.data<uint8_t>()[i] = 255;

@@ -182,13 +182,13 @@ TEST(QdqFold, RewritesTheSmallGraph) {
   EXPECT_EQ(count_ops(rt, "FakeQuant"), 1u);
   EXPECT_EQ(count_ops(rt, "Mul"), 0u);  // SiLU fused into the Sigmoid
   const Node& conv = find_node(rt, "Conv");
-  EXPECT_EQ(fake_quant_of(conv).scale, 1.0f / 16);
-  EXPECT_FALSE(conv.has_attr(kFusedActivationAttr));  // sigmoid(c) is quantized before the Mul
+  EXPECT_EQ(conv.plan.out.scale, 1.0f / 16);
+  EXPECT_FALSE(conv.plan.silu);  // sigmoid(c) is quantized before the Mul
   const Node& silu = find_node(rt, "Sigmoid");
-  EXPECT_EQ(silu.attr_string(kFusedActivationAttr, ""), "silu");
-  EXPECT_EQ(fake_quant_of(silu, kFakeQuantInnerAttr).scale, 1.0f / 255);
-  EXPECT_EQ(fake_quant_of(silu).scale, 0.75f / 16);
-  EXPECT_TRUE(fake_quant_of(find_node(rt, "Add")).active());
+  EXPECT_TRUE(silu.plan.silu);
+  EXPECT_EQ(silu.plan.inner.scale, 1.0f / 255);
+  EXPECT_EQ(silu.plan.out.scale, 0.75f / 16);
+  EXPECT_TRUE(find_node(rt, "Add").plan.out.active());
 
   ExecutorOptions unfolded_opt;
   unfolded_opt.fold_qdq = false;
@@ -202,7 +202,7 @@ TEST(QdqFold, WatchedValuesAreKept) {
   ex.add_hook("c0", [](const std::string&, const Tensor&) {});  // the Conv's raw output
   ex.add_hook("p", [](const std::string&, const Tensor&) {});   // after MaxPool's QDQ
   const Graph& rt = ex.runtime_graph();
-  EXPECT_FALSE(fake_quant_of(find_node(rt, "Conv")).active());
+  EXPECT_FALSE(find_node(rt, "Conv").plan.out.active());
   EXPECT_EQ(count_ops(rt, "FakeQuant"), 3u);  // input, the Conv's, MaxPool's
   std::vector<std::string> stored = ex.stored_values();
   for (const char* v : {"c0", "c", "p"})

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "ir/node_plan.h"
 
 namespace edgeq {
 
@@ -35,6 +36,7 @@ struct Node {
   std::vector<std::string> inputs;  // "" marks an omitted optional input
   std::vector<std::string> outputs;
   std::map<std::string, Attribute> attrs;
+  NodePlan plan = {};  // the executor's decisions (ir/node_plan.h); never in ONNX
 
   bool has_attr(const std::string& key) const { return attrs.count(key) != 0; }
   int64_t attr_int(const std::string& key, int64_t def) const;

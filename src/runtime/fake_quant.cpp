@@ -7,19 +7,6 @@
 
 namespace edgeq {
 
-int FakeQuantParams::bits() const {
-  int b = 1;
-  while ((int64_t{1} << b) < codes()) ++b;
-  return b;
-}
-
-std::string FakeQuantParams::describe() const {
-  std::ostringstream os;
-  os << bits() << "-bit grid, scale " << scale << ", codes " << lo << ".." << hi
-     << " (zero point subtracted)";
-  return os.str();
-}
-
 namespace {
 
 EDGEQ_ALWAYS_INLINE void fake_quant_body(const float* x, float* y, int64_t n, float s, float lo,
@@ -39,18 +26,8 @@ void fake_quant_span(const float* x, float* y, int64_t n, const FakeQuantParams&
       x, y, n, p.scale, p.lo, p.hi);
 }
 
-void set_fake_quant(Node& n, const char* attr, const FakeQuantParams& p) {
-  n.attrs[attr] = Attribute::reals({p.scale, p.lo, p.hi});
-}
-
-FakeQuantParams fake_quant_of(const Node& n, const char* attr) {
-  std::vector<float> f = n.attr_floats(attr);
-  if (f.size() != 3) return {};
-  return {f[0], f[1], f[2]};
-}
-
 std::optional<FakeQuantParams> output_grid(const Node& n, const Grids& known) {
-  if (FakeQuantParams own = fake_quant_of(n); own.active()) return own;
+  if (n.plan.out.active()) return n.plan.out;
   if (!moves_values(n)) return std::nullopt;
   std::optional<FakeQuantParams> common;
   for (size_t k : data_input_indices(n)) {

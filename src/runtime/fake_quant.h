@@ -16,22 +16,6 @@
 
 namespace edgeq {
 
-struct FakeQuantParams {
-  float scale = 0;  // 0: none
-  float lo = 0;     // qmin - zero_point
-  float hi = 0;     // qmax - zero_point
-
-  bool active() const { return scale > 0; }
-  bool operator==(const FakeQuantParams& o) const {
-    return scale == o.scale && lo == o.lo && hi == o.hi;
-  }
-  bool operator!=(const FakeQuantParams& o) const { return !(*this == o); }
-  // Codes of this grid (hi - lo + 1) and the grid's bit width (8 for up to 256 codes).
-  int64_t codes() const { return static_cast<int64_t>(hi - lo) + 1; }
-  int bits() const;
-  std::string describe() const;
-};
-
 inline float fake_quant(float x, float scale, float lo, float hi) {
   float k = std::rint(x / scale) + 0.0f;  // + 0.0f: -0 -> +0
   k = k > hi ? hi : k;
@@ -45,21 +29,11 @@ inline float fake_quant(float x, const FakeQuantParams& p) {
 // y[i] = fake_quant(x[i]) for n values (x may equal y); vectorized, single-threaded.
 void fake_quant_span(const float* x, float* y, int64_t n, const FakeQuantParams& p);
 
-// Node attributes that carry a fake-quant step: kFakeQuantOutAttr on a node whose output is
-// fake-quantized by its kernel; kFakeQuantInnerAttr on a fused SiLU's Sigmoid result (before the
-// multiplication). Stored as floats {scale, lo, hi}.
-inline const char* kFakeQuantOutAttr = "edgeq.fq";
-inline const char* kFakeQuantInnerAttr = "edgeq.fq_inner";
-
-void set_fake_quant(Node& n, const char* attr, const FakeQuantParams& p);
-
 // Values known to lie on a fake-quant grid, by name.
 using Grids = std::map<std::string, FakeQuantParams>;
 // The grid the outputs of `n` lie on, given what is known of its inputs: its own output step
-// (a FakeQuant node or a fused kernel's), or for an op that only moves values (ir/op_traits.h) the
-// one grid all its data inputs share; nothing otherwise.
+// (n.plan.out: a FakeQuant node's or a fused kernel's), or for an op that only moves values
+// (ir/op_traits.h) the one grid all its data inputs share; nothing otherwise.
 std::optional<FakeQuantParams> output_grid(const Node& n, const Grids& known);
-// The step stored in `attr`, or an inactive one.
-FakeQuantParams fake_quant_of(const Node& n, const char* attr = kFakeQuantOutAttr);
 
 }  // namespace edgeq

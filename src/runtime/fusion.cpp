@@ -16,7 +16,7 @@ std::pair<int, int> silu_nodes(const Graph& g, Readers& readers, const std::stri
   int sig = -1, mul = -1;
   for (int r : readers[x]) {
     const Node& n = g.nodes[r];
-    if (n.op_type == "Sigmoid" && n.domain.empty() && !n.has_attr(kFusedActivationAttr)) sig = r;
+    if (n.op_type == "Sigmoid" && n.domain.empty() && !n.plan.silu) sig = r;
   }
   if (sig < 0) return {-1, -1};
   const std::string& s = g.nodes[sig].outputs[0];
@@ -29,10 +29,6 @@ std::pair<int, int> silu_nodes(const Graph& g, Readers& readers, const std::stri
   return operands_ok ? std::make_pair(sig, mul) : std::make_pair(-1, -1);
 }
 
-Attribute silu_attr() {
-  return Attribute::string("silu");
-}
-
 }  // namespace
 
 int fuse_conv_silu(Graph& g, const std::set<std::string>& protect) {
@@ -41,16 +37,14 @@ int fuse_conv_silu(Graph& g, const std::set<std::string>& protect) {
   int fused = 0;
   for (size_t ci = 0; ci < g.nodes.size(); ++ci) {
     Node& conv = g.nodes[ci];
-    if (conv.op_type != "Conv" || !conv.domain.empty() || conv.has_attr(kFusedActivationAttr))
-      continue;
+    if (conv.op_type != "Conv" || !conv.domain.empty() || conv.plan.silu) continue;
     const std::string& x = conv.outputs[0];
-    if (protect.count(x) || readers[x].size() != 2 || conv.has_attr(kFakeQuantOutAttr)) continue;
+    if (protect.count(x) || readers[x].size() != 2 || conv.plan.out.active()) continue;
     auto [sig, mul] = silu_nodes(g, readers, x, protect);
     if (sig < 0) continue;
     // oneDNN's swish post-op cannot quantize sigmoid(x) before the multiplication.
-    if (g.nodes[sig].has_attr(kFakeQuantOutAttr) || g.nodes[mul].has_attr(kFakeQuantOutAttr))
-      continue;
-    conv.attrs[kFusedActivationAttr] = silu_attr();
+    if (g.nodes[sig].plan.out.active() || g.nodes[mul].plan.out.active()) continue;
+    conv.plan.silu = true;
     conv.outputs[0] = g.nodes[mul].outputs[0];
     drop[sig] = drop[mul] = true;
     ++fused;
@@ -70,14 +64,14 @@ int fuse_sigmoid_mul(Graph& g, const std::set<std::string>& protect) {
     auto [sig, mul] = silu_nodes(g, readers, n.inputs[0], protect);
     if (sig != static_cast<int>(si)) continue;
     Node& sigmoid = g.nodes[sig];
-    sigmoid.attrs[kFusedActivationAttr] = silu_attr();
+    sigmoid.plan.silu = true;
     sigmoid.outputs[0] = g.nodes[mul].outputs[0];
     // Quantization points move along: the Sigmoid's output step applies before the
     // multiplication, the Mul's to the result.
-    FakeQuantParams inner = fake_quant_of(sigmoid), outer = fake_quant_of(g.nodes[mul]);
-    sigmoid.attrs.erase(kFakeQuantOutAttr);
-    if (inner.active()) set_fake_quant(sigmoid, kFakeQuantInnerAttr, inner);
-    if (outer.active()) set_fake_quant(sigmoid, kFakeQuantOutAttr, outer);
+    FakeQuantParams inner = sigmoid.plan.out, outer = g.nodes[mul].plan.out;
+    sigmoid.plan.out = {};
+    if (inner.active()) sigmoid.plan.inner = inner;
+    if (outer.active()) sigmoid.plan.out = outer;
     drop[mul] = true;
     ++fused;
   }

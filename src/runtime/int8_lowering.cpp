@@ -90,7 +90,7 @@ class Lowering {
     if (it != twin_.end()) return it->second;
     const std::string f = v + "#float";
     Node dq{v + "#dequantize", "Dequantize", "edgeq", {v}, {f}, {}};
-    set_fake_quant(dq, kFakeQuantOutAttr, grid.at(v));
+    dq.plan.out = grid.at(v);
     g_.nodes.push_back(std::move(dq));
     descs_[f] = {DType::kFloat32, descs_.at(v).shape, nullptr};
     return twin_[v] = f;
@@ -119,11 +119,10 @@ class Lowering {
     const std::string& out = n.outputs[0];
     if (coded(out)) {
       const FakeQuantParams& p = grid.at(out);
-      std::vector<int64_t> codes;
-      for (int64_t i = 0; i < y.numel(); ++i) codes.push_back(code_of(y.data<float>()[i], p));
-      lut.attrs[kLutCodesAttr] = Attribute::integers(std::move(codes));
+      for (int64_t i = 0; i < y.numel(); ++i)
+        lut.plan.lut_codes.push_back(static_cast<uint8_t>(code_of(y.data<float>()[i], p)));
     } else {
-      lut.attrs[kLutValuesAttr] = Attribute::reals(y.to_floats());
+      lut.plan.lut_values = y.to_floats();
     }
     return lut;
   }
@@ -202,7 +201,7 @@ class Lowering {
     }
     if (is_fake_quant(n) && !coded(n.inputs[0]) && coded(n.outputs[0])) {
       Node q{n.name, "Quantize", "edgeq", n.inputs, n.outputs, {}};
-      set_fake_quant(q, kFakeQuantOutAttr, grid.at(n.outputs[0]));
+      q.plan.out = grid.at(n.outputs[0]);
       return emit(std::move(q), true);
     }
     if (op == "Conv" && n.domain.empty() && data_coded) {
@@ -212,14 +211,14 @@ class Lowering {
         q.domain = "edgeq";
         q.inputs = {n.inputs[0], iw->codes};
         if (!iw->bias.empty()) q.inputs.push_back(iw->bias);
-        set_fake_quant(q, kInputGridAttr, grid.at(n.inputs[0]));
-        q.attrs[kWeightScalesAttr] = Attribute::reals(iw->scales);
-        q.attrs[kCodesOutAttr] = Attribute::integer(outputs_coded ? 1 : 0);
+        q.plan.in_grid = grid.at(n.inputs[0]);
+        q.plan.weight_scales = iw->scales;
+        q.plan.codes_out = outputs_coded;
         ++plan_.qconvs;
         const Tensor& codes = src_.initializers.at(iw->codes);
         plan_.split_qconvs += int8_conv_splits_weights(codes);
         if (emulate_ == Int8Emulation::kAvx2) {
-          q.attrs[kEmulateAttr] = Attribute::integer(1);
+          q.plan.emulate_avx2 = true;
           plan_.saturating_qconvs +=
               count_weight_pairs(codes, PairOrder::kOnnxRuntime).can_overflow > 0;
         }
@@ -236,19 +235,19 @@ class Lowering {
       return emit(lut_for(n), true);
     if (traits.binary_arithmetic && data_coded && same_shapes && n.inputs.size() == 2) {
       Node q{n.name, "QBinary", "edgeq", n.inputs, n.outputs, {}};
-      q.attrs[kBinaryOpAttr] = Attribute::string(op);
-      set_fake_quant(q, kInputGridAttr, grid.at(n.inputs[0]));
-      set_fake_quant(q, kSecondInputGridAttr, grid.at(n.inputs[1]));
-      FakeQuantParams out = fake_quant_of(n);
+      q.plan.binary_op = op;
+      q.plan.in_grid = grid.at(n.inputs[0]);
+      q.plan.in_grid_b = grid.at(n.inputs[1]);
+      FakeQuantParams out = n.plan.out;
       if (outputs_coded) out = grid.at(n.outputs[0]);
-      if (out.active()) set_fake_quant(q, kFakeQuantOutAttr, out);
-      q.attrs[kCodesOutAttr] = Attribute::integer(outputs_coded ? 1 : 0);
+      if (out.active()) q.plan.out = out;
+      q.plan.codes_out = outputs_coded;
       return emit(std::move(q), true);
     }
     if (op == "Concat" && n.domain.empty() && data_coded && outputs_coded)
       return emit(concat_on_codes(std::move(n)), true);
     if (moves_values(n) && data_coded && outputs_coded) {
-      n.attrs.erase(kFakeQuantOutAttr);
+      n.plan.out = {};
       return emit(std::move(n), true);
     }
     run_in_float(std::move(n), data_coded || outputs_coded);
@@ -261,8 +260,8 @@ class Lowering {
       const FakeQuantParams& p = grid.at(in);
       for (float v : padded(grid_values(p))) tables.push_back(code_of(v, out));
     }
-    n.attrs.erase(kFakeQuantOutAttr);
-    n.attrs[kRequantAttr] = Attribute::integers(std::move(tables));
+    n.plan.out = {};
+    n.plan.requant = std::move(tables);
     return n;
   }
 
@@ -284,7 +283,7 @@ class Lowering {
     emit(std::move(n), false);
     for (const auto& [f, o] : quantize) {
       Node q{name + "#quantize", "Quantize", "edgeq", {f}, {o}, {}};
-      set_fake_quant(q, kFakeQuantOutAttr, grid.at(o));
+      q.plan.out = grid.at(o);
       emit(std::move(q), true);
     }
   }

@@ -26,17 +26,6 @@
 
 namespace edgeq {
 
-// Attributes of the edgeq-domain integer ops (floats {scale, lo, hi} like kFakeQuantOutAttr).
-inline const char* kInputGridAttr = "edgeq.in_grid";          // QConv: its input's grid
-inline const char* kWeightScalesAttr = "edgeq.w_scales";      // QConv: per output channel
-inline const char* kCodesOutAttr = "edgeq.codes_out";         // QConv: 1 writes codes
-inline const char* kLutCodesAttr = "edgeq.lut_codes";         // QLut: table of output codes
-inline const char* kLutValuesAttr = "edgeq.lut_values";       // QLut: table of float values
-inline const char* kRequantAttr = "edgeq.requant";            // Concat: 256 codes per input
-inline const char* kSecondInputGridAttr = "edgeq.in_grid_b";  // QBinary: its second input's grid
-inline const char* kBinaryOpAttr = "edgeq.op";                // QBinary: Add, Sub, Mul or Div
-inline const char* kEmulateAttr = "edgeq.emulate_avx2";       // QConv: 1 saturates as ORT's AVX2
-
 struct Int8Plan {
   size_t coded_values = 0;  // activations stored as codes
   size_t integer_ops = 0;   // nodes running on codes

@@ -51,7 +51,7 @@ std::unique_ptr<Kernel> create_kernel(const KernelInit& init) {
   const KernelFactory* f = find_kernel(init.node.domain, init.node.op_type);
   if (!f) fail("unsupported op: ", init.node.describe(), " has no kernel in edgeq");
   std::unique_ptr<Kernel> k = (*f)(init);
-  const bool fq = init.node.has_attr(kFakeQuantOutAttr) || init.node.has_attr(kFakeQuantInnerAttr);
+  const bool fq = init.node.plan.out.active() || init.node.plan.inner.active();
   EDGEQ_CHECK(!fq || k->applies_fake_quant, init.node.describe(),
               ": internal error: a fake-quant step was fused into a kernel that cannot apply it");
   return k;

@@ -64,7 +64,7 @@ Node fake_quant_node(const Node& q, const std::string& x, const std::string& y,
   f.domain = "edgeq";
   f.inputs = {x};
   f.outputs = {y};
-  set_fake_quant(f, kFakeQuantOutAttr, p);
+  f.plan.out = p;
   return f;
 }
 
@@ -127,7 +127,7 @@ int drop_redundant_fake_quant(Graph& g, const std::set<std::string>& protect) {
     if (is_fake_quant(n)) {
       const std::string &x = n.inputs[0], &y = n.outputs[0];
       auto on = grid.find(x);
-      if (on != grid.end() && on->second == fake_quant_of(n) && !protect.count(y)) {
+      if (on != grid.end() && on->second == n.plan.out && !protect.count(y)) {
         rename_input(g, y, x);  // x already holds exactly what the step would give
         drop[i] = true;
         ++dropped;
@@ -143,9 +143,9 @@ int drop_redundant_fake_quant(Graph& g, const std::set<std::string>& protect) {
 }
 
 bool absorbs_fake_quant(const Node& n) {
-  if (!n.domain.empty() || n.outputs.size() != 1 || n.has_attr(kFakeQuantOutAttr)) return false;
+  if (!n.domain.empty() || n.outputs.size() != 1 || n.plan.out.active()) return false;
   // A fused activation (Conv + SiLU, Sigmoid inside a SiLU) runs after the step would.
-  return op_traits(n).fuses_fake_quant && !n.has_attr(kFusedActivationAttr);
+  return op_traits(n).fuses_fake_quant && !n.plan.silu;
 }
 
 int fuse_fake_quant(Graph& g, const std::set<std::string>& protect) {
@@ -163,7 +163,7 @@ int fuse_fake_quant(Graph& g, const std::set<std::string>& protect) {
     if (p == producer.end() || protect.count(x) || readers[x].size() != 1) continue;
     Node& prod = g.nodes[p->second];
     if (!absorbs_fake_quant(prod)) continue;
-    set_fake_quant(prod, kFakeQuantOutAttr, fake_quant_of(f));
+    prod.plan.out = f.plan.out;
     prod.outputs[0] = f.outputs[0];
     drop[fi] = true;
     ++fused;

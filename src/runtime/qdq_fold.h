@@ -2,7 +2,7 @@
 // DequantizeLinear nodes are folded to float constants by constant folding; these passes handle
 // the activations:
 //   1. fold_qdq_pairs: QuantizeLinear -> DequantizeLinear with constant per-tensor parameters
-//      becomes one FakeQuant node (domain "edgeq", parameters in kFakeQuantOutAttr).
+//      becomes one FakeQuant node (domain "edgeq", its grid in plan.out).
 //   2. drop_redundant_fake_quant: a FakeQuant of a value that is already on its grid (the output
 //      of an op that only moves values, such as Reshape, Split, Slice, MaxPool or nearest Resize,
 //      whose inputs carry the same fake quantization) changes nothing and goes.
@@ -25,7 +25,7 @@ int fold_qdq_pairs(Graph& g, const ValueDescs& descs, const std::set<std::string
 int drop_redundant_fake_quant(Graph& g, const std::set<std::string>& protect);
 int fuse_fake_quant(Graph& g, const std::set<std::string>& protect);
 
-// Ops whose kernel applies kFakeQuantOutAttr to its output.
+// Nodes whose kernel can apply a fake-quant step (plan.out) to its output.
 bool absorbs_fake_quant(const Node& n);
 
 }  // namespace edgeq

@@ -21,7 +21,7 @@ namespace edgeq {
 namespace {
 
 FakeQuantParams grid_of(const KernelInit& init) {
-  FakeQuantParams p = fake_quant_of(init.node);
+  FakeQuantParams p = (init.node).plan.out;
   EDGEQ_CHECK(p.active() && p.codes() <= 256, init.node.describe(), ": needs an 8-bit grid");
   return p;
 }
@@ -134,11 +134,11 @@ class QLutKernel : public Kernel {
     const Node& n = init.node;
     EDGEQ_CHECK(n.inputs.size() == 1 && init.in(0).dtype == DType::kUInt8, n.describe(),
                 ": needs one uint8 code input");
-    if (n.has_attr(kLutCodesAttr)) {
-      for (int64_t c : n.attr_ints(kLutCodesAttr)) codes_.push_back(static_cast<uint8_t>(c));
+    if (!n.plan.lut_codes.empty()) {
+      codes_ = n.plan.lut_codes;
       EDGEQ_CHECK(codes_.size() == 256, n.describe(), ": table of ", codes_.size(), " codes");
     } else {
-      values_ = n.attr_floats(kLutValuesAttr);
+      values_ = n.plan.lut_values;
       EDGEQ_CHECK(values_.size() == 256, n.describe(), ": table of ", values_.size(), " values");
     }
     outputs.push_back(
@@ -175,13 +175,13 @@ class QBinaryKernel : public Kernel {
     EDGEQ_CHECK(n.inputs.size() == 2 && init.in(0).dtype == DType::kUInt8 &&
                     init.in(1).dtype == DType::kUInt8 && init.in(0).shape == init.in(1).shape,
                 n.describe(), ": needs two uint8 code inputs of one shape");
-    a_ = fake_quant_of(n, kInputGridAttr);
-    b_ = fake_quant_of(n, kSecondInputGridAttr);
-    out_ = fake_quant_of(n);
-    codes_out_ = n.attr_int(kCodesOutAttr, 0) != 0;
+    a_ = n.plan.in_grid;
+    b_ = n.plan.in_grid_b;
+    out_ = n.plan.out;
+    codes_out_ = n.plan.codes_out;
     EDGEQ_CHECK(a_.active() && b_.active() && (!codes_out_ || out_.active()), n.describe(),
                 ": needs the inputs' grids (and the output's for codes out)");
-    const std::string op = n.attr_string(kBinaryOpAttr, "");
+    const std::string& op = n.plan.binary_op;
     op_ = op == "Add" ? 0 : op == "Sub" ? 1 : op == "Mul" ? 2 : op == "Div" ? 3 : -1;
     EDGEQ_CHECK(op_ >= 0, n.describe(), ": unknown operation '", op, "'");
     outputs.push_back({codes_out_ ? DType::kUInt8 : DType::kFloat32, init.in(0).shape, nullptr});

@@ -36,8 +36,8 @@ class Conv final : public Kernel {
       EDGEQ_CHECK(s.bias.numel() == w.dim(0), n.describe(), ": bias has ", s.bias.numel(),
                   " values for ", w.dim(0), " output channels");
     }
-    s.silu = n.attr_string(kFusedActivationAttr, "") == "silu";
-    s.fake_quant = fake_quant_of(n);
+    s.silu = n.plan.silu;
+    s.fake_quant = n.plan.out;
     EDGEQ_CHECK(!(s.silu && s.fake_quant.active()), n.describe(),
                 ": a fused SiLU and an output fake-quant step do not combine");
     return s;

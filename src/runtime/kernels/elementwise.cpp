@@ -109,10 +109,10 @@ class UnaryKernel : public Kernel {
     float_input_ = x.dtype == DType::kFloat32;
     outputs.push_back({x.dtype, x.shape, nullptr});
     if (op == UnaryOp::kSigmoid || op == UnaryOp::kSilu) {
-      out_fq_ = fake_quant_of(init.node, kFakeQuantOutAttr);
+      out_fq_ = init.node.plan.out;
       applies_fake_quant = true;
     }
-    if (op == UnaryOp::kSilu) inner_fq_ = fake_quant_of(init.node, kFakeQuantInnerAttr);
+    if (op == UnaryOp::kSilu) inner_fq_ = init.node.plan.inner;
   }
   void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
     const Tensor& x = *in[0];
@@ -154,7 +154,7 @@ class UnaryKernel : public Kernel {
 // (runtime/qdq_fold.h), as one pass.
 class FakeQuantKernel : public Kernel {
  public:
-  explicit FakeQuantKernel(const KernelInit& init) : fq_(fake_quant_of(init.node)) {
+  explicit FakeQuantKernel(const KernelInit& init) : fq_((init.node).plan.out) {
     const ValueDesc& x = init.in(0);
     EDGEQ_CHECK(x.dtype == DType::kFloat32 && fq_.active(), init.node.describe(),
                 ": needs a float32 input and its fake-quant parameters");
@@ -342,7 +342,7 @@ class BinaryKernel : public Kernel {
     const int64_t n = product(out, 0, out.size());
     full_size_[0] = a.dtype == DType::kFloat32 && product(a.shape, 0, a.shape.size()) == n;
     full_size_[1] = b.dtype == DType::kFloat32 && product(b.shape, 0, b.shape.size()) == n;
-    fq_ = fake_quant_of(init.node);
+    fq_ = (init.node).plan.out;
     EDGEQ_CHECK(!fq_.active() || a.dtype == DType::kFloat32, node_,
                 ": a fake-quant step needs a float output");
     applies_fake_quant = true;
@@ -424,8 +424,7 @@ void reg(const char* op) {
 
 void register_elementwise_kernels() {
   register_kernel("", "Sigmoid", [](const KernelInit& i) -> std::unique_ptr<Kernel> {
-    if (i.node.attr_string(kFusedActivationAttr, "") == "silu")
-      return std::make_unique<UnaryKernel<UnaryOp::kSilu>>(i);
+    if (i.node.plan.silu) return std::make_unique<UnaryKernel<UnaryOp::kSilu>>(i);
     return std::make_unique<UnaryKernel<UnaryOp::kSigmoid>>(i);
   });
   register_kernel("edgeq", "FakeQuant",

@@ -6,8 +6,8 @@
 //   float out: (acc + bias) * s_x * s_w[c], then the output's fake-quant step if it has one
 //              (a 16-bit value, say).
 // Inputs: x (uint8 codes), w (int8 codes, [O, I/group, kH, kW], zero point 0), optional bias
-// (int32, scale s_x * s_w[c]). Attributes: Conv's own, kInputGridAttr (x's grid),
-// kWeightScalesAttr (one per output channel), kFakeQuantOutAttr and kCodesOutAttr.
+// (int32, scale s_x * s_w[c]). Attributes: Conv's own; its plan (ir/node_plan.h): in_grid (x's
+// grid), weight_scales (one per output channel), out and codes_out.
 //
 // Where the CPU adds products in saturating int16 pairs (runtime/int8_pairs.h) and two weights of
 // a channel could overflow, each weight is split in two halves within [-64, 64] that no pair can
@@ -15,11 +15,11 @@
 // and requantized here with the arithmetic of the fused path. The accumulator is then the exact
 // integer sum on every CPU.
 //
-// Under --emulate avx2 (kEmulateAttr) the accumulator is instead what ONNX Runtime's int8 kernels
-// compute on x86 without VNNI: the exact sums, then, for each pair of products MLAS adds into one
-// int16 (runtime/int8_pairs.h, PairOrder::kOnnxRuntime) whose two weights could overflow it, the
-// amount saturation takes off, found per output pixel from the raw input codes (a padded tap
-// reads the zero point's code, as MLAS's im2col writes it).
+// Under emulation of avx2 (plan.emulate_avx2) the accumulator is instead what ONNX Runtime's int8
+// kernels compute on x86 without VNNI: the exact sums, then, for each pair of products MLAS adds
+// into one int16 (runtime/int8_pairs.h, PairOrder::kOnnxRuntime) whose two weights could overflow
+// it, the amount saturation takes off, found per output pixel from the raw input codes (a padded
+// tap reads the zero point's code, as MLAS's im2col writes it).
 
 #include <algorithm>
 #include <cmath>
@@ -95,8 +95,7 @@ class QConv final : public Kernel {
  public:
   explicit QConv(const KernelInit& init) {
     DnnlConvSpec s = spec(init);
-    if (init.node.attr_int(kEmulateAttr, 0) != 0)
-      saturating_ = saturating_pairs(s.weight_data, s.geom.group);
+    if (init.node.plan.emulate_avx2) saturating_ = saturating_pairs(s.weight_data, s.geom.group);
     const bool split = int8_conv_splits_weights(s.weight_data);
     if (split || !saturating_.empty()) {  // int32 sums, requantized here
       sums_ = true;
@@ -189,12 +188,12 @@ class QConv final : public Kernel {
     const Tensor& w = init.constant(1);
     EDGEQ_CHECK(x.dtype == DType::kUInt8 && w.dtype() == DType::kInt8, n.describe(),
                 ": needs uint8 input codes and int8 weights");
-    const FakeQuantParams in = fake_quant_of(n, kInputGridAttr);
-    const FakeQuantParams out = fake_quant_of(n);
-    std::vector<float> w_scales = n.attr_floats(kWeightScalesAttr);
+    const FakeQuantParams in = n.plan.in_grid;
+    const FakeQuantParams out = n.plan.out;
+    const std::vector<float>& w_scales = n.plan.weight_scales;
     EDGEQ_CHECK(in.active() && in.codes() <= 256 && w_scales.size() == size_t(w.dim(0)),
                 n.describe(), ": needs its input's 8-bit grid and one weight scale per channel");
-    codes_out_ = n.attr_int(kCodesOutAttr, 0) != 0;
+    codes_out_ = n.plan.codes_out;
     EDGEQ_CHECK(!codes_out_ || (out.active() && out.codes() <= 256), n.describe(),
                 ": codes out need an 8-bit output grid");
     DnnlConvSpec s;

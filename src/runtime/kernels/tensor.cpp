@@ -64,13 +64,13 @@ class ConcatKernel : public Kernel {
     outputs.push_back({first.dtype, out, nullptr});
     float_ = first.dtype == DType::kFloat32;
     observers_.resize(init.inputs.size());
-    fq_ = fake_quant_of(init.node);
+    fq_ = (init.node).plan.out;
     EDGEQ_CHECK(!fq_.active() || float_, init.node.describe(),
                 ": a fake-quant step needs a float output");
     applies_fake_quant = true;
     // Codes (--exec int8): one table per input mapping its codes to the output's; inputs already
     // on the output's grid are copied.
-    std::vector<int64_t> tables = init.node.attr_ints(kRequantAttr);
+    const std::vector<int64_t>& tables = init.node.plan.requant;
     if (!tables.empty()) {
       EDGEQ_CHECK(first.dtype == DType::kUInt8 && tables.size() == 256 * init.inputs.size(),
                   init.node.describe(), ": re-encoding tables need uint8 codes, 256 per input");
