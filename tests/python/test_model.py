@@ -10,9 +10,11 @@ import pytest
 import edgeq
 from conftest import BUILD, ROOT
 
-PUBLIC = ["Boxes", "Cancelled", "CompareOutput", "CompareReport", "DoctorReport", "Error",
-          "Finding", "SensitivityRow", "Keypoints", "Model", "QuantizedModel", "Results",
-          "Session", "Stats", "calibrate", "compare", "doctor", "main", "quantize"]
+PUBLIC = ["BenchReport", "Boxes", "Cancelled", "CompareOutput", "CompareReport", "DetectReport",
+          "DoctorReport", "Error", "Finding", "Keypoints", "Ledger", "LedgerCheck",
+          "LedgerCheckRow", "Model", "QuantizedModel", "Results", "SensitivityRow", "Session",
+          "Stats", "StudyResult", "bench", "calibrate", "compare", "detect", "doctor", "main",
+          "quantize", "study"]
 
 
 def test_version_is_the_programs(run_cli):
