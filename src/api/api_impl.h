@@ -3,6 +3,7 @@
 // model behind QuantizedModel; and the progress reporter every long call uses.
 #pragma once
 #include <opencv2/core.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -50,5 +51,13 @@ struct QuantizedModel::Impl {
 };
 
 CalibrationStats make_stats(Stats stats, std::string source);
+
+// What a printer writes (the text a report gives besides its numbers).
+template <class Print>
+std::string printed(Print&& print) {
+  std::ostringstream os;
+  print(os);
+  return os.str();
+}
 
 }  // namespace edgeq

@@ -74,16 +74,23 @@ void add_profile(const std::vector<StepTime>& steps, int runs, BenchReport& r) {
   r.steps.resize(std::min<size_t>(r.steps.size(), 40));
 }
 
+// What every report names: the model, the options, the SIMD level.
+BenchReport report_for(const Model& model, const BenchOptions& o) {
+  BenchReport r;
+  r.model = model.name(), r.workers = o.workers;
+  r.exec = o.exec, r.emulate = o.emulate, r.simd = simd_level_name(simd_level());
+  r.runs = o.runs, r.warmup = o.warmup;
+  return r;
+}
+
 BenchReport bench_workers(const Model& model, const Graph& g,
                           const std::map<std::string, Tensor>& inputs, ExecutorOptions opt,
                           const BenchOptions& o) {
   EDGEQ_CHECK(!o.profile, "profile times one executor; use it with one worker");
   const int threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();
   opt.threads = std::max(1, threads / o.workers);
-  BenchReport r;
-  r.model = model.name(), r.workers = o.workers, r.threads = opt.threads;
-  r.exec = o.exec, r.emulate = o.emulate, r.simd = simd_level_name(simd_level());
-  r.runs = o.runs, r.warmup = o.warmup;
+  BenchReport r = report_for(model, o);
+  r.threads = opt.threads;
   r.throughput_ms_per_run = run_workers(g, inputs, opt, o);
   r.peak_rss_bytes = peak_rss_bytes();
   const nlohmann::json j = {{"model", r.model},
@@ -111,13 +118,11 @@ BenchReport bench(const Model& model, const BenchOptions& o) {
   opt.profile = o.profile;
   Executor ex(g, opt);
   const LatencyResult lat = measure_latency(ex, inputs, o.runs, o.warmup);
-  BenchReport r;
+  BenchReport r = report_for(model, o);
   r.notices = ex.notices();
   r.peak_rss_bytes = peak_rss_bytes();
   if (o.profile) add_profile(ex.profile(), o.runs + o.warmup, r);
-  r.model = model.name(), r.threads = ex.threads();
-  r.exec = o.exec, r.emulate = o.emulate, r.simd = simd_level_name(simd_level());
-  r.runs = o.runs, r.warmup = o.warmup;
+  r.threads = ex.threads();
   r.min_ms = lat.min_ms, r.median_ms = lat.median_ms, r.p95_ms = lat.p95_ms;
   r.plan_ms = lat.prepare_ms, r.throughput_ms_per_run = lat.mean_ms;
   r.samples_ms = lat.samples_ms;

@@ -58,9 +58,7 @@ CompareReport compare(const Model& reference, const Model& test, const std::stri
   out.ref_pose_map50_95 = rep.ref_metrics.pose.map50_95;
   out.test_pose_map50_95 = rep.test_metrics.pose.map50_95;
   out.json = json_text(compare_report_json(rep), 2);
-  std::ostringstream text;
-  print_compare_report(rep, text);
-  out.text = text.str();
+  out.text = printed([&](std::ostream& os) { print_compare_report(rep, os); });
   return out;
 }
 

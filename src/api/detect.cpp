@@ -86,9 +86,7 @@ DetectReport detect(const Model& model, const std::string& source, const DetectO
   out.interrupted = rep.stats.interrupted;
   out.fps = rep.stats.frames_per_s();
   out.json = json_text(run_report_json(rep), 2);
-  std::ostringstream summary;
-  print_run_summary(rep, summary);
-  out.summary = summary.str();
+  out.summary = printed([&](std::ostream& os) { print_run_summary(rep, os); });
   return out;
 }
 

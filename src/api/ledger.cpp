@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "api/api_impl.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/json_text.h"
@@ -92,9 +93,7 @@ LedgerCheck Ledger::check(const std::string& baseline, const std::string& candid
                         row.regressed});
   out.not_recorded = r.not_recorded;
   out.regressions = r.regressions();
-  std::ostringstream text;
-  print_check(r, baseline, candidate, text);
-  out.text = text.str();
+  out.text = printed([&](std::ostream& os) { print_check(r, baseline, candidate, os); });
   return out;
 }
 
