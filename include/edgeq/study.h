@@ -69,4 +69,29 @@ std::string study_config_to_json(const StudyConfig& config);
 // failed step, edgeq::Cancelled when the progress callback answers false.
 StudyResult study(const StudyConfig& config);
 
+// Scale-out: several processes (pods of a Kubernetes Indexed Job, tasks of a Slurm array, or
+// processes on one machine) share OUT/cache on a POSIX file system with atomic rename and
+// exclusive create (a local disk, NFS, a PVC). Each runs study_worker with its index; each step
+// is claimed by one worker at a time (a claim file whose lease a live worker renews; an expired
+// claim, or one left by an earlier process of the same index, is taken over), so two workers
+// never compute the same entry, and a killed worker's steps are taken over. Latency steps are
+// left to the collecting run: study() afterwards measures them alone on the machine and writes
+// data.json and index.html; it computes anything still missing itself.
+struct StudyWorkerOptions {
+  int index = 0;        // this worker, 0 <= index < count
+  int count = 1;        // workers in all
+  double lease_s = 30;  // a claim not renewed for this long is taken over (>= 1)
+};
+struct StudyWorkResult {
+  size_t computed = 0;  // steps this worker computed
+  size_t deferred = 0;  // latency steps left to the collecting run
+  size_t passes = 0;    // passes over the steps (a pass that met a held step waits, then goes on)
+  double seconds = 0;
+};
+// Returns when every step but the latency ones is in the cache.
+StudyWorkResult study_worker(const StudyConfig& config, const StudyWorkerOptions& worker);
+// The study's steps as JSON: {"steps": [{"id", "kind", "what", "key", "reads": [ids], "cached"}]}
+// (a step's id names its cache entry). Computes only the cuts, whose files later keys read.
+std::string study_plan(const StudyConfig& config);
+
 }  // namespace edgeq

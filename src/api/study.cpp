@@ -43,4 +43,20 @@ StudyResult study(const StudyConfig& config) {
   return out;
 }
 
+StudyWorkResult study_worker(const StudyConfig& config, const StudyWorkerOptions& worker) {
+  check_study_options(config);
+  const StudyWork w = run_study_worker(config, worker.index, worker.count, worker.lease_s);
+  StudyWorkResult out;
+  out.computed = w.computed;
+  out.deferred = w.deferred;
+  out.passes = w.passes;
+  out.seconds = w.seconds;
+  return out;
+}
+
+std::string study_plan(const StudyConfig& config) {
+  check_study_options(config);
+  return json_text(plan_study(config), 1);
+}
+
 }  // namespace edgeq

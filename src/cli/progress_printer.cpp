@@ -38,4 +38,14 @@ bool ProgressPrinter::on_event(const ProgressEvent& e) {
   return true;
 }
 
+ProgressCallback line_printer(const InterruptScope& interrupt, const std::string& main_task) {
+  return [&interrupt, main_task](const ProgressEvent& e) {
+    if (e.kind == ProgressEvent::Kind::kWarning)
+      std::cerr << "warning: " << e.message << "\n";
+    else if (e.kind == ProgressEvent::Kind::kMessage)
+      std::cerr << (e.task == main_task ? "" : "    ") << e.message << "\n" << std::flush;
+    return !interrupt.interrupted();
+  };
+}
+
 }  // namespace edgeq::cli

@@ -28,4 +28,8 @@ class ProgressPrinter {
   size_t done_ = 0, total_ = 0;  // of the current bar
 };
 
+// Lines only, no bars: messages of `main_task` as they are, other tasks' messages indented below
+// them, warnings; Ctrl-C (through `interrupt`) cancels at the next event.
+ProgressCallback line_printer(const InterruptScope& interrupt, const std::string& main_task);
+
 }  // namespace edgeq::cli

@@ -7,11 +7,13 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <thread>
 
 #include "api/progress_reporter.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/json_text.h"
+#include "core/progress.h"
 #include "core/sha256.h"
 #include "eval/label_source.h"
 #include "ir/cut.h"
@@ -22,6 +24,7 @@
 #include "quant/image_inputs.h"
 #include "study/study_cache.h"
 #include "study/study_calibration.h"
+#include "study/study_claims.h"
 #include "study/study_probe.h"
 #include "study/study_progress.h"
 #include "study/study_report.h"
@@ -67,7 +70,7 @@ struct ModelState {
 
 struct ArmState {
   Arm arm;
-  std::string path, sha;
+  std::string path, sha, id;  // id: the cut step's
   nlohmann::json cut;
   std::optional<Graph> graph;
   std::optional<Stats> stats;
@@ -81,35 +84,110 @@ struct ArmState {
   }
 };
 
+// A worker met a step another live worker holds: the steps that read it wait for a later pass.
+struct StepBusy {};
+
+// A step's id: its cache entry's name.
+std::string step_id(const std::string& kind, const std::string& key) {
+  return kind + "-" + key.substr(0, 20);
+}
+
 class StudyRunner {
  public:
-  explicit StudyRunner(const StudyOptions& o)
-      : o_(o), reporter_(o.progress), cache_(o.out + "/cache") {}
+  StudyRunner(const StudyOptions& o, const StudyRole& role)
+      : o_(o), role_(role), reporter_(o.progress), cache_(o.out + "/cache") {}
 
   StudyRun run();
+  StudyWork work();
+  nlohmann::json plan();
 
  private:
-  // Runs `compute` unless the cache has the step; prints the step's line.
+  // Runs `compute` unless the cache has the step; reports the step's line. `reads`: the ids of
+  // the steps whose results it reads. A worker claims the step first (or throws StepBusy) and
+  // leaves latency steps to the collecting run; a plan records the step and computes only cuts.
   nlohmann::json step(const std::string& what, const std::string& kind, const std::string& key,
-                      const std::string& artifact_ext,
+                      const std::string& artifact_ext, const std::vector<std::string>& reads,
                       const std::function<nlohmann::json()>& compute) {
     const auto t0 = Clock::now();
     std::string rejected;
     std::optional<nlohmann::json> cached = cache_.load(kind, key, artifact_ext, &rejected);
     if (!rejected.empty())
       reporter_.warning("study", "cache entry " + rejected + "; computing it again");
+    const std::string id = step_id(kind, key);
+    if (role_.kind == StudyRole::kPlan) {  // computes only cuts: later keys read their files
+      nlohmann::json j = cached ? *cached : nlohmann::json::object();
+      if (!cached && kind == "cut") {
+        j = compute();
+        cache_.save(kind, key, j, artifact_ext);
+      }
+      plan_.push_back({{"id", id},
+                       {"kind", kind},
+                       {"what", what},
+                       {"key", key},
+                       {"reads", reads},
+                       {"cached", cached.has_value() || kind == "cut"}});
+      return j;
+    }
+    if (role_.kind == StudyRole::kWorker)
+      return worker_step(what, kind, key, artifact_ext, cached, compute);
     nlohmann::json j;
     if (cached) {
       j = *cached;
       ++result_.cached;
     } else {
-      reporter_.step("study", progress_->finished(), progress_->total());  // may cancel
+      if (progress_) reporter_.step("study", progress_->finished(), progress_->total());
       j = compute();
       cache_.save(kind, key, j, artifact_ext);
     }
-    reporter_.message("study", progress_->done(what, seconds_since(t0), cached.has_value()));
+    if (progress_)
+      reporter_.message("study", progress_->done(what, seconds_since(t0), cached.has_value()));
     return j;
   }
+
+  nlohmann::json worker_step(const std::string& what, const std::string& kind,
+                             const std::string& key, const std::string& artifact_ext,
+                             const std::optional<nlohmann::json>& cached,
+                             const std::function<nlohmann::json()>& compute) {
+    if (cached) {
+      ++work_.cached;
+      return *cached;
+    }
+    if (kind == "bench") {  // latency is measured alone on the machine, by the collecting run
+      ++work_.deferred;
+      return nlohmann::json::object();
+    }
+    const std::string id = step_id(kind, key);
+    if (!claims_->try_claim(id)) {
+      ++work_.busy;
+      throw StepBusy{};
+    }
+    const auto t0 = Clock::now();
+    try {
+      reporter_.step("study", work_.computed, 0);  // may cancel
+      // Another worker may have finished it between our cache look and our claim.
+      std::optional<nlohmann::json> j = cache_.load(kind, key, artifact_ext);
+      if (!j) {
+        j = compute();
+        cache_.save(kind, key, *j, artifact_ext);
+        ++work_.computed;
+        reporter_.message("study", "worker " + worker_name() + ": " + what + ": " +
+                                       format_duration(seconds_since(t0)));
+      }
+      claims_->release(id);
+      return *j;
+    } catch (...) {
+      claims_->release(id);
+      throw;
+    }
+  }
+
+  std::string worker_name() const {
+    return std::to_string(role_.index) + "/" + std::to_string(role_.count);
+  }
+  void prepare();
+  // Every step of every model, arm and scheme, in the order of `models` (rotated by the worker's
+  // index, so workers start apart). Returns the models' entries for data.json.
+  nlohmann::json traverse(const std::vector<std::string>& models);
 
   std::vector<std::string> plan_kinds() const;
   void calibrate(ModelState& m);
@@ -117,7 +195,11 @@ class StudyRunner {
   void run_scheme(ModelState& m, ArmState& a, const StudyScheme& s, const nlohmann::json& fp32);
 
   const StudyOptions& o_;
+  StudyRole role_;
   ProgressReporter reporter_;
+  std::optional<StepClaims> claims_;
+  StudyWork work_;
+  nlohmann::json plan_ = nlohmann::json::array();
   StudyCache cache_;
   std::optional<StudyProgress> progress_;
   StudyRun result_;
@@ -130,7 +212,7 @@ class StudyRunner {
 
   std::vector<std::string> calib_images_, test_images_;
   std::string test_root_;
-  std::string calib_sha_, test_sha_, labels_sha_, val_sha_, probe_sha_;
+  std::string calib_sha_, test_sha_, labels_sha_, val_sha_, probe_sha_, labels_used_;
   std::vector<StudyScheme> schemes_;
   std::vector<Arm> arms_;
   std::optional<ProbeLabels> probe_labels_;
@@ -166,7 +248,7 @@ void StudyRunner::calibrate(ModelState& m) {
   std::vector<CalibrationImage> images;
   for (const std::string& p : calib_images_) images.push_back({p, ""});
   step(m.name + " calibrate (" + std::to_string(images.size()) + " images)", "calibrate",
-       m.calib_key, ".cbor", [&] {
+       m.calib_key, ".cbor", {}, [&] {
          check_finite_weights(m.model(), m.path);
          const Graph cm = calibration_model(m.model());
          const int threads = o_.threads > 0 ? o_.threads : omp_get_max_threads();
@@ -191,7 +273,8 @@ ArmState StudyRunner::cut(ModelState& m, Arm arm) {
   a.arm = arm;
   const std::string key = cache_key({kCacheVersion, "cut", m.sha, arm_name(arm)});
   a.path = cache_.path("cut", key, ".onnx");
-  a.cut = step(m.name + " arm " + arm_name(arm) + " cut", "cut", key, ".onnx", [&] {
+  a.id = step_id("cut", key);
+  a.cut = step(m.name + " arm " + arm_name(arm) + " cut", "cut", key, ".onnx", {}, [&] {
     CutSpec spec;
     spec.arm = arm;
     Graph g = cut_model(m.model(), spec);
@@ -223,9 +306,10 @@ void StudyRunner::run_scheme(ModelState& m, ArmState& a, const StudyScheme& s,
   const std::string qkey = cache_key(qparts);
   const std::string qkind = s.auto_percent > 0 ? "quantize-auto" : "quantize";
   const std::string qpath = cache_.path(qkind, qkey, ".onnx");
-  const nlohmann::json quant = step(label + " quantize", qkind, qkey, ".onnx", [&] {
-    return quantize_step(a.path, a.arm_stats(m), s, o_, qpath);
-  });
+  const std::string calib_id = step_id("calibrate", m.calib_key), qid = step_id(qkind, qkey);
+  const nlohmann::json quant =
+      step(label + " quantize", qkind, qkey, ".onnx", {a.id, calib_id},
+           [&] { return quantize_step(a.path, a.arm_stats(m), s, o_, qpath); });
   const int keep = a.arm == Arm::kC ? o_.thumbnails : 0;
   // Labels belong to the arms whose outputs are detections (the full model); a cut arm's
   // features are compared as tensors only.
@@ -235,21 +319,33 @@ void StudyRunner::run_scheme(ModelState& m, ArmState& a, const StudyScheme& s,
       label + " compare", "compare",
       cache_key({kCacheVersion, "compare", a.sha, qkey, test_sha_, detects ? labels_sha_ : "",
                  std::to_string(keep)}),
-      "",
+      "", {a.id, qid},
       [&] { return compare_step(a.path, qpath, o_.test, labels, o_.test_n, keep, o_.threads); });
   const nlohmann::json doc =
       step(label + " doctor", "doctor", cache_key({kCacheVersion, "doctor", qkey, o_.target}), "",
-           [&] { return doctor_step(qpath, a.arm_stats(m), o_.target); });
+           {qid, a.id, calib_id}, [&] { return doctor_step(qpath, a.arm_stats(m), o_.target); });
   const ExecMode exec = s.base == "w8a8" ? ExecMode::kInt8 : ExecMode::kSimulate;
   const nlohmann::json bench =
       step(label + " latency", "bench",
            cache_key({kCacheVersion, "bench+io", qkey,
                       exec == ExecMode::kInt8 ? "int8" : "simulate", std::to_string(o_.bench_runs),
                       std::to_string(o_.bench_warmup), std::to_string(o_.threads)}),
-           "", [&] {
+           "", {qid, a.id, calib_id}, [&] {
              const Stats& stats = a.arm_stats(m);  // the outputs' ranges for quantized I/O
              return bench_step(qpath, exec, o_.bench_runs, o_.bench_warmup, o_.threads, &stats);
            });
+
+  nlohmann::json probe;
+  if (a.arm == Arm::kA && probe_labels_) {
+    probe = step(label + " probe", "probe",
+                 cache_key({kCacheVersion, "probe", a.sha, qkey, probe_sha_, test_sha_,
+                            std::to_string(o_.probe_folds), std::to_string(o_.probe_l2)}),
+                 "", {a.id, qid}, [&] {
+                   return probe_step(a.path, qpath, test_images_, *probe_labels_, o_.probe_folds,
+                                     o_.probe_l2, o_.threads);
+                 });
+  }
+  if (role_.kind != StudyRole::kAll) return;  // workers and plans only fill the cache
 
   nlohmann::json run;
   run["model"] = m.name;
@@ -283,20 +379,11 @@ void StudyRunner::run_scheme(ModelState& m, ArmState& a, const StudyScheme& s,
     }
     run["per_image"] = per;
   }
-  if (a.arm == Arm::kA && probe_labels_) {
-    run["probe"] = step(label + " probe", "probe",
-                        cache_key({kCacheVersion, "probe", a.sha, qkey, probe_sha_, test_sha_,
-                                   std::to_string(o_.probe_folds), std::to_string(o_.probe_l2)}),
-                        "", [&] {
-                          return probe_step(a.path, qpath, test_images_, *probe_labels_,
-                                            o_.probe_folds, o_.probe_l2, o_.threads);
-                        });
-  }
+  if (!probe.is_null()) run["probe"] = probe;
   runs_.push_back(run);
 }
 
-StudyRun StudyRunner::run() {
-  const auto t0 = Clock::now();
+void StudyRunner::prepare() {
   check_study_options(o_);
   for (const std::string& s : o_.schemes) schemes_.push_back(parse_study_scheme(s));
   for (const std::string& a : o_.arms) arms_.push_back(parse_arm(a));
@@ -312,6 +399,7 @@ StudyRun StudyRunner::run() {
   std::error_code ec;
   test_root_ = fs::is_directory(o_.test, ec) ? o_.test : fs::path(o_.test).parent_path().string();
   const LabelSource labels = resolve_label_source(test_root_, test_images_, o_.labels);
+  labels_used_ = labels.enabled ? labels.description : "";
   std::vector<std::string> label_parts{labels.enabled ? labels.description : "none"};
   for (const std::string& f : labels.files)
     label_parts.push_back(fs::is_regular_file(f, ec) ? file_sha256(f) : "-");
@@ -327,41 +415,60 @@ StudyRun StudyRunner::run() {
     probe_labels_ = read_probe_labels(o_.probe_labels);
     probe_sha_ = file_sha256(o_.probe_labels);
   }
-  progress_.emplace(plan_kinds());
+}
 
+nlohmann::json StudyRunner::traverse(const std::vector<std::string>& model_paths) {
   nlohmann::json models = nlohmann::json::array();
-  for (const std::string& path : o_.models) {
+  for (const std::string& path : model_paths) {
     ModelState m;
     m.path = path;
     m.name = fs::path(path).stem().string();
     m.sha = file_sha256(path);
-    calibrate(m);
+    try {
+      calibrate(m);
+    } catch (const StepBusy&) {
+      continue;  // every quantize step of this model reads the calibration another worker holds
+    }
     nlohmann::json entry = {{"name", m.name}, {"path", path}, {"sha256", m.sha}};
     // The model's own description (Ultralytics exports and zoo models carry one): the page shows
     // it, so a synthetic zoo model is marked as such beside a trained one.
     if (auto d = m.model().metadata_value("description")) entry["description"] = *d;
     models.push_back(entry);
-    for (Arm arm : arms_) {
-      ArmState a = cut(m, arm);
-      const nlohmann::json fp32 =
-          step(m.name + " arm " + arm_name(arm) + " FP32 latency", "bench",
-               cache_key({kCacheVersion, "bench", a.sha, "simulate", std::to_string(o_.bench_runs),
-                          std::to_string(o_.bench_warmup), std::to_string(o_.threads)}),
-               "", [&] {
-                 return bench_step(a.path, ExecMode::kSimulate, o_.bench_runs, o_.bench_warmup,
-                                   o_.threads);
-               });
-      for (const StudyScheme& s : schemes_) {
-        std::string why;
-        if (!applicable(s, arm, &why)) {
-          skipped_.push_back(
-              {{"model", m.name}, {"arm", arm_name(arm)}, {"scheme", s.name}, {"reason", why}});
-          continue;
+    for (Arm arm : arms_) try {
+        ArmState a = cut(m, arm);
+        const nlohmann::json fp32 = step(
+            m.name + " arm " + arm_name(arm) + " FP32 latency", "bench",
+            cache_key({kCacheVersion, "bench", a.sha, "simulate", std::to_string(o_.bench_runs),
+                       std::to_string(o_.bench_warmup), std::to_string(o_.threads)}),
+            "", {a.id}, [&] {
+              return bench_step(a.path, ExecMode::kSimulate, o_.bench_runs, o_.bench_warmup,
+                                o_.threads);
+            });
+        for (const StudyScheme& s : schemes_) {
+          std::string why;
+          if (!applicable(s, arm, &why)) {
+            skipped_.push_back(
+                {{"model", m.name}, {"arm", arm_name(arm)}, {"scheme", s.name}, {"reason", why}});
+            continue;
+          }
+          try {
+            run_scheme(m, a, s, fp32);
+          } catch (const StepBusy&) {
+            // another worker holds a step of this run: its other runs go on
+          }
         }
-        run_scheme(m, a, s, fp32);
+      } catch (const StepBusy&) {
+        // this arm's cut is held by another worker
       }
-    }
   }
+  return models;
+}
+
+StudyRun StudyRunner::run() {
+  const auto t0 = Clock::now();
+  prepare();
+  progress_.emplace(plan_kinds());
+  const nlohmann::json models = traverse(o_.models);
 
   for (size_t i = 0; i < test_images_.size() && static_cast<int>(i) < o_.thumbnails; ++i) {
     result_.thumbnails.push_back(make_thumbnail(test_images_[i]));
@@ -376,7 +483,7 @@ StudyRun StudyRunner::run() {
   inputs["calibration_images"] = {{"count", calib_images_.size()}, {"sha256", calib_sha_}};
   inputs["test_images"] = {
       {"count", test_images_.size()}, {"sha256", test_sha_}, {"names", test_list}};
-  inputs["labels_used"] = labels.enabled ? labels.description : "";
+  inputs["labels_used"] = labels_used_;
   if (probe_labels_) inputs["probe_labels_sha256"] = probe_sha_;
 
   result_.steps = progress_->total();
@@ -394,8 +501,54 @@ StudyRun StudyRunner::run() {
 
 }  // namespace
 
+StudyWork StudyRunner::work() {
+  const auto t0 = Clock::now();
+  EDGEQ_CHECK(role_.count >= 1 && role_.index >= 0 && role_.index < role_.count,
+              "worker must be i/N with 0 <= i < N, got ", role_.index, "/", role_.count);
+  prepare();
+  claims_.emplace(o_.out + "/cache/claims", worker_name(), role_.lease_s);
+  std::vector<std::string> models = o_.models;  // workers start on different models
+  std::rotate(models.begin(), models.begin() + role_.index % models.size(), models.end());
+  for (;;) {
+    const size_t before = work_.computed;
+    work_.busy = work_.cached = work_.deferred = 0;
+    traverse(models);
+    ++work_.passes;
+    if (work_.busy == 0) break;  // every step but latency is in the cache
+    // Steps held by other workers: their results (or their leases running out) come first.
+    if (work_.computed == before) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  work_.seconds = seconds_since(t0);
+  return work_;
+}
+
+nlohmann::json StudyRunner::plan() {
+  prepare();
+  traverse(o_.models);
+  size_t cached = 0;
+  for (const nlohmann::json& s : plan_) cached += s.at("cached").get<bool>();
+  return {{"format", "edgeq-study-plan"},
+          {"version", 1},
+          {"cache", o_.out + "/cache"},
+          {"steps", plan_},
+          {"cached", cached}};
+}
+
 StudyRun run_study(const StudyOptions& o) {
-  return StudyRunner(o).run();
+  return StudyRunner(o, {}).run();
+}
+
+StudyWork run_study_worker(const StudyOptions& o, int index, int count, double lease_s) {
+  StudyRole role;
+  role.kind = StudyRole::kWorker;
+  role.index = index, role.count = count, role.lease_s = lease_s;
+  return StudyRunner(o, role).work();
+}
+
+nlohmann::json plan_study(const StudyOptions& o) {
+  StudyRole role;
+  role.kind = StudyRole::kPlan;
+  return StudyRunner(o, role).plan();
 }
 
 void write_study(const StudyOptions& o, const StudyRun& r) {
