@@ -10,7 +10,7 @@ PKGS=(build-essential cmake pkg-config libonnx-dev libprotobuf-dev protobuf-comp
       libopencv-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev libgtest-dev libgmock-dev
       libbenchmark-dev libeigen3-dev chromium libonnx-testdata
       pybind11-dev python3-dev python3-numpy python3-pytest python3-venv python3-pip
-      python3-setuptools python3-wheel python3-tqdm)
+      python3-setuptools python3-wheel python3-tqdm python3-yaml)
 # Node.js may come from elsewhere (nodesource, nvm): take Debian's only when there is none.
 command -v node >/dev/null && command -v npm >/dev/null || PKGS+=(nodejs npm)
 missing=()
