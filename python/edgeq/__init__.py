@@ -16,7 +16,7 @@ is quiet, a callable gets every event) and stop on Ctrl-C with KeyboardInterrupt
 """
 from ._edgeq import (BenchReport, Cancelled, CompareOutput, CompareReport, DetectReport,
                      DoctorReport, Error, Finding, Ledger, LedgerCheck, LedgerCheckRow, Model, QuantizedModel,
-                     SensitivityRow, Stats, StudyResult, __version__)
+                     SensitivityRow, Stats, StudyResult, StudyWorkResult, __version__)
 from ._progress import progress_callback as _progress_callback
 from ._results import Boxes, Keypoints, Results
 from ._session import Session
@@ -26,8 +26,9 @@ __all__ = ["BenchReport", "Boxes", "Cancelled", "CompareOutput", "CompareReport"
            "DoctorReport",
            "Error", "Finding", "Keypoints", "Ledger", "LedgerCheck", "LedgerCheckRow", "Model",
            "QuantizedModel", "Results", "SensitivityRow", "Session", "Stats", "StudyResult",
+           "StudyWorkResult",
            "__version__", "bench", "calibrate", "compare", "detect", "doctor", "main", "quantize",
-           "study"]
+           "study", "study_plan", "study_worker"]
 
 
 def _model(model):
@@ -146,17 +147,7 @@ def detect(model, source, *, json=None, draw=None, pipeline=False, queue=4, drop
     return _edgeq._detect(_model(model), source, options, on_frame, _progress_callback(progress))
 
 
-def study(models, images, test, out, *, progress=True, **options):
-    """The n-vs-s study (``edgeq study``): for every model (ONNX paths) x arm x scheme, cut,
-    calibrate on ``images``, quantize, compare on ``test`` against the arm's FP32, doctor and
-    latency, each step cached in ``out``/cache; writes ``out``/data.json and ``out``/index.html
-    and returns a :class:`StudyResult`. options: the study configuration's other keys, with the
-    library's defaults: schemes (["w8a16", "w8a8"]; "w8a8-autoP" searches with P % at 16 bit),
-    arms (["A", "B", "C"]), labels, probe_labels, val, target ("qnn-htp"), placement ("auto"),
-    range ("minmax"), calib_n (128), seed, histogram_stride, test_n, auto_n, bench_runs,
-    bench_warmup, threads, thumbnails, probe_folds, probe_l2, weight_repair. An unknown key or a
-    wrong type raises :class:`Error`; Ctrl-C stops before the next step, keeping the finished
-    steps in the cache (the same call goes on from there)."""
+def _study_config(models, images, test, out, options):
     import json
     import os
 
@@ -167,13 +158,48 @@ def study(models, images, test, out, *, progress=True, **options):
 
     if isinstance(models, (str, bytes, os.PathLike)):
         models = [models]
-    config = {k: v for k, v in options.items()}
+    config = dict(options)
     for key in ("labels", "probe_labels", "val"):
         if config.get(key) is not None:
             config[key] = path(config[key], key)
     config.update(models=[path(m, "models") for m in models], images=path(images, "images"),
                   test=path(test, "test"), out=path(out, "out"))
-    return _edgeq._study(json.dumps(config), _progress_callback(progress))
+    return json.dumps(config)
+
+
+def study(models, images, test, out, *, progress=True, **options):
+    """The n-vs-s study (``edgeq study``): for every model (ONNX paths) x arm x scheme, cut,
+    calibrate on ``images``, quantize, compare on ``test`` against the arm's FP32, doctor and
+    latency, each step cached in ``out``/cache; writes ``out``/data.json and ``out``/index.html
+    and returns a :class:`StudyResult`. options: the study configuration's other keys, with the
+    library's defaults: schemes (["w8a16", "w8a8"]; "w8a8-autoP" searches with P % at 16 bit),
+    arms (["A", "B", "C"]), labels, probe_labels, val, target ("qnn-htp"), placement ("auto"),
+    range ("minmax"), calib_n (128), seed, histogram_stride, test_n, auto_n, bench_runs,
+    bench_warmup, threads, thumbnails, probe_folds, probe_l2, weight_repair. An unknown key or a
+    wrong type raises :class:`Error`; Ctrl-C stops before the next step, keeping the finished
+    steps in the cache (the same call goes on from there). After :func:`study_worker` processes
+    on the same ``out``, this is the collecting run: it measures the latency steps and writes
+    the report."""
+    return _edgeq._study(_study_config(models, images, test, out, options),
+                         _progress_callback(progress))
+
+
+def study_worker(models, images, test, out, index, count, *, lease_s=30, progress=True,
+                 **options):
+    """Worker ``index`` of ``count`` of the study (``edgeq study --worker index/count``): shares
+    ``out``/cache with the other workers (a POSIX file system with atomic rename), claims and
+    computes every step no live worker holds, and returns a :class:`StudyWorkResult` when every
+    step but the latency ones is cached; then :func:`study` collects. A claim not renewed for
+    ``lease_s`` seconds (its worker died) is taken over."""
+    return _edgeq._study_worker(_study_config(models, images, test, out, options), index, count,
+                                lease_s, _progress_callback(progress))
+
+
+def study_plan(models, images, test, out, **options):
+    """The study's steps as a dict (``edgeq study --plan``): id, kind, what, cache key, the ids
+    of the steps each reads, cached or not. Computes only the cuts."""
+    import json
+    return json.loads(_edgeq._study_plan(_study_config(models, images, test, out, options)))
 
 
 def main(argv=None):

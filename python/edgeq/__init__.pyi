@@ -166,6 +166,12 @@ class StudyResult:
     def data(self) -> Dict[str, Any]: ...
     def ledger(self) -> Dict[str, Any]: ...
 
+class StudyWorkResult:
+    computed: int
+    deferred: int
+    passes: int
+    seconds: float
+
 class Finding:
     severity: str
     kind: str
@@ -272,5 +278,12 @@ def detect(model: Union[Model, QuantizedModel, PathLike, bytes], source: PathLik
 
 def study(models: Union[PathLike, Sequence[PathLike]], images: PathLike, test: PathLike,
           out: PathLike, *, progress: Progress = ..., **options: Any) -> StudyResult: ...
+
+def study_worker(models: Union[PathLike, Sequence[PathLike]], images: PathLike, test: PathLike,
+                 out: PathLike, index: int, count: int, *, lease_s: float = ...,
+                 progress: Progress = ..., **options: Any) -> StudyWorkResult: ...
+
+def study_plan(models: Union[PathLike, Sequence[PathLike]], images: PathLike, test: PathLike,
+               out: PathLike, **options: Any) -> Dict[str, Any]: ...
 
 def main(argv: Optional[Sequence[str]] = ...) -> int: ...

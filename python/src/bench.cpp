@@ -23,6 +23,22 @@ StudyResult study_py(const std::string& config_json, py::object progress) {
   });
 }
 
+StudyWorkResult study_worker_py(const std::string& config_json, int index, int count,
+                                double lease_s, py::object progress) {
+  StudyConfig c = study_config_from_json(config_json);
+  LongCall call(std::move(progress));
+  return call.run([&](const ProgressCallback& cb) {
+    c.progress = cb;
+    return study_worker(c, {index, count, lease_s});
+  });
+}
+
+std::string study_plan_py(const std::string& config_json) {
+  const StudyConfig c = study_config_from_json(config_json);
+  py::gil_scoped_release release;
+  return study_plan(c);
+}
+
 py::object json_loads(const std::string& text) {
   return py::module_::import("json").attr("loads")(text);
 }
@@ -106,6 +122,21 @@ data.json as a dict, ledger() the numbers the regression ledger records.)doc")
                std::to_string(r.steps) + " steps (" + std::to_string(r.cached) + " cached)>";
       });
   m.def("_study", &study_py, py::arg("config_json"), py::arg("progress"));
+  py::class_<StudyWorkResult>(m, "StudyWorkResult", R"doc(What one study worker did.
+
+computed (steps it computed), deferred (latency steps left to the collecting study()), passes,
+seconds.)doc")
+      .def_readonly("computed", &StudyWorkResult::computed)
+      .def_readonly("deferred", &StudyWorkResult::deferred)
+      .def_readonly("passes", &StudyWorkResult::passes)
+      .def_readonly("seconds", &StudyWorkResult::seconds)
+      .def("__repr__", [](const StudyWorkResult& r) {
+        return "<edgeq.StudyWorkResult " + std::to_string(r.computed) + " computed, " +
+               std::to_string(r.deferred) + " latency steps deferred>";
+      });
+  m.def("_study_worker", &study_worker_py, py::arg("config_json"), py::arg("index"),
+        py::arg("count"), py::arg("lease_s"), py::arg("progress"));
+  m.def("_study_plan", &study_plan_py, py::arg("config_json"));
 }
 
 }  // namespace edgeq::python

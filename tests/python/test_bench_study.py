@@ -163,3 +163,29 @@ def test_detect_writes_what_run_writes(real_model_path, val_dir, run_cli, tmp_pa
         edgeq.detect(real_model_path, val_dir, queue=2)
     with pytest.raises(edgeq.Error):
         edgeq.detect(real_model_path, tmp_path / "no_such_video.mp4")
+
+
+def test_study_workers_then_collect_equal_one_process(study_inputs, zoo_detect_path):
+    import threading
+    root, options = study_inputs
+    one = edgeq.study(zoo_detect_path, root / "calib", root / "test", root / "one",
+                      progress=False, **options)
+    plan = edgeq.study_plan(zoo_detect_path, root / "calib", root / "test", root / "shared",
+                            **options)
+    assert len(plan["steps"]) == one.steps
+    results = [None, None]
+
+    def work(i):
+        results[i] = edgeq.study_worker(zoo_detect_path, root / "calib", root / "test",
+                                        root / "shared", i, 2, progress=False, **options)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(r.computed for r in results) == one.steps - 2 - 1  # all but latency and the cut
+    collected = edgeq.study(zoo_detect_path, root / "calib", root / "test", root / "shared",
+                            progress=False, **options)
+    assert collected.cached == collected.steps - 2  # the two latency steps
+    assert without_timing(collected.data()) == without_timing(one.data())

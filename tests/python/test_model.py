@@ -13,8 +13,8 @@ from conftest import BUILD, ROOT
 PUBLIC = ["BenchReport", "Boxes", "Cancelled", "CompareOutput", "CompareReport", "DetectReport",
           "DoctorReport", "Error", "Finding", "Keypoints", "Ledger", "LedgerCheck",
           "LedgerCheckRow", "Model", "QuantizedModel", "Results", "SensitivityRow", "Session",
-          "Stats", "StudyResult", "bench", "calibrate", "compare", "detect", "doctor", "main",
-          "quantize", "study"]
+          "Stats", "StudyResult", "StudyWorkResult", "bench", "calibrate", "compare", "detect",
+          "doctor", "main", "quantize", "study", "study_plan", "study_worker"]
 
 
 def test_version_is_the_programs(run_cli):
