@@ -35,17 +35,8 @@ struct Interrupted {
 // stderr shows `when` (or after 60 s), and waits for it.
 Interrupted interrupt_when(const std::vector<std::string>& args, const std::string& dir,
                            const std::string& when) {
-  const std::string bin = test::edgeq_bin(), err = dir + "/err.txt";
-  const pid_t child = fork();
-  if (child == 0) {
-    std::freopen((dir + "/out.txt").c_str(), "w", stdout);
-    std::freopen(err.c_str(), "w", stderr);
-    std::vector<char*> argv{const_cast<char*>(bin.c_str())};
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(bin.c_str(), argv.data());
-    _exit(127);
-  }
+  const std::string err = dir + "/err.txt";
+  const pid_t child = test::spawn_cli(args, dir + "/out.txt", err);
   Interrupted r;
   if (child < 0) return r;
   for (int wait = 0; wait < 6000; ++wait) {
@@ -54,10 +45,8 @@ Interrupted interrupt_when(const std::vector<std::string>& args, const std::stri
   }
   const auto sent = std::chrono::steady_clock::now();
   kill(child, SIGINT);
-  int status = 0;
-  waitpid(child, &status, 0);
+  r.exit_code = test::wait_cli(child);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.err = read_file(err);
   return r;
 }

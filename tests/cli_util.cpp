@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -56,6 +57,46 @@ const CliModelFixture& cli_model_fixture() {
     return f;
   }();
   return f;
+}
+
+int spawn_cli(const std::vector<std::string>& args, const std::string& out_path,
+              const std::string& err_path) {
+  const std::string bin = edgeq_bin();
+  const pid_t child = fork();
+  if (child == 0) {
+    std::freopen(out_path.c_str(), "w", stdout);
+    std::freopen(err_path.c_str(), "w", stderr);
+    std::vector<char*> argv{const_cast<char*>(bin.c_str())};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(bin.c_str(), argv.data());
+    _exit(127);
+  }
+  return child;
+}
+
+int wait_cli(int pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+nlohmann::json without_timing(const nlohmann::json& j) {
+  if (j.is_object()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [k, v] : j.items()) {
+      const bool timing = k == "timing" || k == "seconds" || k == "peak_rss_bytes" ||
+                          (k.size() > 3 && k.compare(k.size() - 3, 3, "_ms") == 0);
+      if (!timing && k != "out") out[k] = without_timing(v);
+    }
+    return out;
+  }
+  if (j.is_array()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& v : j) out.push_back(without_timing(v));
+    return out;
+  }
+  return j;
 }
 
 }  // namespace edgeq::test

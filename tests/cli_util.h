@@ -1,6 +1,8 @@
 // Running the edgeq program from tests.
 #pragma once
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace edgeq::test {
 
@@ -13,6 +15,14 @@ struct CliResult {
 CliResult run_cli(const std::string& args);
 // Path of the edgeq program the tests run ($EDGEQ_BIN, else the build folder's).
 std::string edgeq_bin();
+// Starts `edgeq ARGS` without waiting, stdout and stderr to files; returns its pid.
+int spawn_cli(const std::vector<std::string>& args, const std::string& out_path,
+              const std::string& err_path);
+// Waits for a spawned program: its exit status, or -1 when a signal ended it.
+int wait_cli(int pid);
+// A report's JSON without what changes from run to run: timings (keys "timing", "seconds",
+// "peak_rss_bytes", "*_ms") and the output folder ("out").
+nlohmann::json without_timing(const nlohmann::json& j);
 // 'S' quoted for the shell.
 std::string shell_quote(const std::string& s);
 

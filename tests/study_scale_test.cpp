@@ -69,43 +69,7 @@ TEST(StepClaims, HeartbeatRenewsTheLease) {
 }
 
 pid_t spawn(const std::vector<std::string>& args, const std::string& log) {
-  const std::string bin = test::edgeq_bin();
-  const pid_t child = fork();
-  if (child == 0) {
-    std::freopen(log.c_str(), "w", stdout);
-    std::freopen((log + ".err").c_str(), "w", stderr);
-    std::vector<char*> argv{const_cast<char*>(bin.c_str())};
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(bin.c_str(), argv.data());
-    _exit(127);
-  }
-  return child;
-}
-
-int wait_exit(pid_t child) {
-  int status = 0;
-  waitpid(child, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-// data.json without what changes from run to run: timings, the output folder.
-nlohmann::json untimed(const nlohmann::json& j) {
-  if (j.is_object()) {
-    nlohmann::json out = nlohmann::json::object();
-    for (const auto& [k, v] : j.items()) {
-      const bool timing = k == "timing" || k == "seconds" || k == "peak_rss_bytes" ||
-                          (k.size() > 3 && k.compare(k.size() - 3, 3, "_ms") == 0);
-      if (!timing && k != "out") out[k] = untimed(v);
-    }
-    return out;
-  }
-  if (j.is_array()) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& v : j) out.push_back(untimed(v));
-    return out;
-  }
-  return j;
+  return test::spawn_cli(args, log, log + ".err");
 }
 
 TEST(StudyScaleOut, KilledAndRestartedWorkersThenCollectEqualOneProcess) {
@@ -139,12 +103,13 @@ TEST(StudyScaleOut, KilledAndRestartedWorkersThenCollectEqualOneProcess) {
     a.insert(a.end(), extra.begin(), extra.end());
     return a;
   };
-  ASSERT_EQ(wait_exit(spawn(with({}, dir + "/one"), dir + "/one.log")), 0)
+  ASSERT_EQ(test::wait_cli(spawn(with({}, dir + "/one"), dir + "/one.log")), 0)
       << read_file(dir + "/one.log.err");
 
   // The plan: every step once, each step it reads listed before it.
   const std::string shared = dir + "/shared";
-  ASSERT_EQ(wait_exit(spawn(with({"--plan", dir + "/plan.json"}, shared), dir + "/plan.log")), 0)
+  ASSERT_EQ(test::wait_cli(spawn(with({"--plan", dir + "/plan.json"}, shared), dir + "/plan.log")),
+            0)
       << read_file(dir + "/plan.log.err");
   const nlohmann::json plan = nlohmann::json::parse(read_file(dir + "/plan.json"));
   std::set<std::string> ids;
@@ -177,16 +142,16 @@ TEST(StudyScaleOut, KilledAndRestartedWorkersThenCollectEqualOneProcess) {
     }
   }
   ASSERT_TRUE(killed) << "worker 1/2 never held a claim";
-  EXPECT_EQ(wait_exit(w1), -1);
+  EXPECT_EQ(test::wait_cli(w1), -1);
   w1 = spawn(with({"--worker", "1/2", "--lease", "5"}, shared), dir + "/w1b.log");
-  EXPECT_EQ(wait_exit(w1), 0) << read_file(dir + "/w1b.log.err");
-  EXPECT_EQ(wait_exit(w0), 0) << read_file(dir + "/w0.log.err");
+  EXPECT_EQ(test::wait_cli(w1), 0) << read_file(dir + "/w1b.log.err");
+  EXPECT_EQ(test::wait_cli(w0), 0) << read_file(dir + "/w0.log.err");
   EXPECT_NE(read_file(dir + "/w0.log").find("latency steps left to --collect"), std::string::npos);
   // Nothing is left claimed; only latency steps are left, and collect computes just those.
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(shared + "/cache/claims", ec))
     ADD_FAILURE() << "left behind: " << e.path();
-  ASSERT_EQ(wait_exit(spawn(with({"--collect"}, shared), dir + "/collect.log")), 0)
+  ASSERT_EQ(test::wait_cli(spawn(with({"--collect"}, shared), dir + "/collect.log")), 0)
       << read_file(dir + "/collect.log.err");
   const std::string collected = read_file(dir + "/collect.log");
   const size_t benches = 2 * 2 * (1 + 2);
@@ -194,8 +159,8 @@ TEST(StudyScaleOut, KilledAndRestartedWorkersThenCollectEqualOneProcess) {
                            std::to_string(ids.size() - benches) + " cached)"),
             std::string::npos)
       << collected;
-  EXPECT_EQ(untimed(nlohmann::json::parse(read_file(shared + "/data.json"))),
-            untimed(nlohmann::json::parse(read_file(dir + "/one/data.json"))));
+  EXPECT_EQ(test::without_timing(nlohmann::json::parse(read_file(shared + "/data.json"))),
+            test::without_timing(nlohmann::json::parse(read_file(dir + "/one/data.json"))));
   fs::remove_all(dir);
 }
 

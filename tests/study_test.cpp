@@ -556,21 +556,6 @@ TEST(StudyCli, LedgerRowHoldsTheWorstRun) {
 
 namespace edgeq {
 namespace {
-// data.json without what changes from run to run (timings, the output folder).
-nlohmann::json without_timing(nlohmann::json j) {
-  if (j.is_object()) {
-    nlohmann::json out = nlohmann::json::object();
-    for (auto& [k, v] : j.items()) {
-      const bool timing = k == "timing" || k == "seconds" || k == "peak_rss_bytes" ||
-                          (k.size() > 3 && k.compare(k.size() - 3, 3, "_ms") == 0);
-      if (!timing && k != "out") out[k] = without_timing(v);
-    }
-    return out;
-  }
-  if (j.is_array())
-    for (auto& v : j) v = without_timing(v);
-  return j;
-}
 
 // edgeq::study (include/edgeq/study.h) and `edgeq study` with the same options write the same
 // data.json; the callback sees a step event before each computed step and a line after each
@@ -616,8 +601,8 @@ TEST(StudyApi, WritesWhatTheProgramWritesAndCancels) {
               "--thumbnails 1 --out '" +
               dir + "/cli'");
   ASSERT_EQ(cli.exit_code, 0) << cli.err;
-  EXPECT_EQ(without_timing(load_json(dir + "/cli/data.json")),
-            without_timing(nlohmann::json::parse(r.data_json)));
+  EXPECT_EQ(test::without_timing(load_json(dir + "/cli/data.json")),
+            test::without_timing(nlohmann::json::parse(r.data_json)));
   fs::remove_all(dir);
 }
 
