@@ -11,6 +11,7 @@
 #include "core/file_io.h"
 #include "core/npy.h"
 #include "ir/onnx_io.h"
+#include "quant/encodings_json.h"
 #include "quant/stats.h"
 #include "runtime/executor.h"
 #include "test_util.h"
@@ -39,6 +40,23 @@ void expect_one_line_error(F f, const std::string& want) {
 
 // A CBOR stats file whose "format" is a byte string: reading it as text threw nlohmann's
 // type_error past the error handling (found by fuzz.sh with EDGEQ_FUZZ_SEED=1 at 20 s).
+// An encodings JSON whose offset (-1.28e42) is beyond int64: converting it was undefined
+// behaviour (UBSan: "outside the range of representable values of type 'long'"); likewise a
+// scale beyond float32.
+TEST(FuzzRegression, EncodingOffsetAndScaleOutOfRange) {
+  expect_one_line_error([] { encodings_from_json(finding("fuzz_encodings-0f5ece0a"), "f.json"); },
+                        "is out of range for a 32-bit encoding");
+  const std::string scale =
+      R"({"version": "1.0.0", "activation_encodings": [{"bw": 8, "dtype": "INT", "enc_type":
+      "PER_TENSOR", "is_sym": false, "name": "x", "offset": [0], "scale": [1e300]}],
+      "param_encodings": []})";
+  expect_one_line_error([&] { encodings_from_json(scale, "s.json"); },
+                        "must be a positive float32");
+  std::string tiny = scale;
+  tiny.replace(tiny.find("1e300"), 5, "1e-60");
+  expect_one_line_error([&] { encodings_from_json(tiny, "t.json"); }, "must be a positive float32");
+}
+
 TEST(FuzzRegression, StatsFormatFieldOfAnotherType) {
   expect_one_line_error([] { parse_stats(finding("fuzz_stats-76390cf8"), "f.stats"); },
                         "is not an edgeq stats file");

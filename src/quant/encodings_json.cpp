@@ -1,6 +1,7 @@
 #include "quant/encodings_json.h"
 
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -89,7 +90,10 @@ bool bool_field(const json& o, const char* key, const Where& at) {
 float scale_value(const json& v, const Where& at) {
   if (!v.is_number()) at.fail("scale must be a number");
   double s = v.get<double>();
-  if (!std::isfinite(s) || s <= 0) at.fail("scale ", s, " must be finite and positive");
+  // A float32 scale: beyond FLT_MAX the conversion is undefined, below its range it becomes 0.
+  if (!std::isfinite(s) || s <= 0 || s > std::numeric_limits<float>::max() ||
+      static_cast<float>(s) <= 0)
+    at.fail("scale ", s, " must be a positive float32");
   return static_cast<float>(s);
 }
 
@@ -98,6 +102,8 @@ int64_t offset_value(const json& v, const Where& at) {
   double o = v.get<double>();
   if (!std::isfinite(o) || o != std::floor(o))
     at.fail("offset ", o, " is not an integer (zero-point shifts are not supported)");
+  // Offsets of bit widths up to 32 lie in [-2^32, 2^32]; beyond int64 the conversion is undefined.
+  if (std::fabs(o) > 4294967296.0) at.fail("offset ", o, " is out of range for a 32-bit encoding");
   return static_cast<int64_t>(o);
 }
 
