@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <set>
 #include <string>
 #include <utility>
@@ -190,6 +191,85 @@ TEST(Int8Pairing, OneDnnsKernelsPairAsDeclared) {
     set_int8_pairs_saturate(std::nullopt);
     expect_pairs(saturated(y, pairs, 64770.f, 0.5f), expected(p, PairOrder::kOneDnn),
                  saturates && p.group < p.c_in);
+  }
+}
+
+// The convolutions of yolo11n-pose (input channels, output channels, input size, kernel, stride;
+// the input size capped at 24, which changes no channel blocking): with weights that no pair of
+// PairOrder::kOneDnn can overflow but many other pairs would (channel signs + - - + at every
+// tap), oneDNN's unsplit kernels give the exact integer sums, and QConv runs them unsplit on AVX2.
+// On a CPU with VNNI nothing saturates (run capped: ONEDNN_MAX_CPU_ISA=AVX2, scripts/test.sh).
+TEST(Int8Pairing, OneDnnsOrderHoldsOnTheRealModelsConvs) {
+  struct Shape {
+    int64_t c_in, c_out, size, k, stride;
+  };
+  const std::vector<Shape> shapes = {
+      {3, 16, 640, 3, 2},   {16, 32, 320, 3, 2},  {16, 8, 160, 3, 1},   {8, 16, 160, 3, 1},
+      {32, 32, 160, 1, 1},  {48, 64, 160, 1, 1},  {64, 64, 160, 3, 2},  {16, 32, 80, 3, 1},
+      {32, 16, 80, 3, 1},   {96, 64, 80, 1, 1},   {96, 128, 80, 1, 1},  {64, 64, 80, 3, 1},
+      {64, 51, 80, 3, 1},   {128, 128, 80, 3, 2}, {51, 51, 80, 3, 1},   {256, 64, 80, 1, 1},
+      {32, 64, 40, 3, 1},   {64, 32, 40, 1, 1},   {128, 51, 40, 3, 1},  {128, 256, 40, 3, 2},
+      {192, 128, 40, 1, 1}, {384, 128, 40, 1, 1}, {64, 1, 40, 1, 1},    {256, 51, 20, 3, 1},
+      {256, 256, 20, 1, 1}, {384, 256, 20, 1, 1}, {512, 256, 20, 1, 1}, {128, 64, 20, 1, 1}};
+  const bool order_known = onednn_int8_pair_order_known();
+  std::mt19937 rng(7);
+  for (const Shape& sh : shapes) {
+    const int64_t size = std::min<int64_t>(sh.size, 24), pad = sh.k / 2;
+    SCOPED_TRACE("c_in " + std::to_string(sh.c_in) + ", c_out " + std::to_string(sh.c_out) + ", " +
+                 std::to_string(sh.k) + "x" + std::to_string(sh.k) + " / " +
+                 std::to_string(sh.stride));
+    Tensor w(DType::kInt8, {sh.c_out, sh.c_in, sh.k, sh.k});
+    for (int64_t o = 0; o < sh.c_out; ++o)
+      for (int64_t c = 0; c < sh.c_in; ++c)
+        for (int64_t t = 0; t < sh.k * sh.k; ++t) {
+          const int sign = (c % 4 == 0 || c % 4 == 3) ? 1 : -1;
+          w.data<int8_t>()[(o * sh.c_in + c) * sh.k * sh.k + t] =
+              static_cast<int8_t>(sign * (100 + int(rng() % 28)));
+        }
+    EXPECT_EQ(count_weight_pairs(w, PairOrder::kOneDnn).can_overflow, 0);
+    if (sh.c_in > 2) {
+      EXPECT_TRUE(weight_pairs_can_overflow(w));
+    }
+    if (order_known) {
+      EXPECT_FALSE(int8_conv_splits_weights(w, 1));
+    }
+    Graph g;
+    g.inputs = {{"x", DType::kUInt8, {1, sh.c_in, size, size}}};
+    g.outputs = {{"y", DType::kFloat32, {}}};
+    g.initializers["w"] = w;
+    Node n{"qconv", "QConv", "edgeq", {"x", "w"}, {"y"}, {}};
+    n.attrs["strides"] = test::ints_attr({sh.stride, sh.stride});
+    n.attrs["pads"] = test::ints_attr({pad, pad, pad, pad});
+    n.plan.in_grid = FakeQuantParams{1.f, 0, 255};
+    n.plan.weight_scales = std::vector<float>(size_t(sh.c_out), 1.f);
+    g.nodes.push_back(n);
+    Tensor x(DType::kUInt8, {1, sh.c_in, size, size});
+    for (int64_t i = 0; i < x.numel(); ++i) x.data<uint8_t>()[i] = uint8_t(200 + rng() % 56);
+    set_int8_pairs_saturate(false);  // oneDNN's own arithmetic, never split
+    Tensor y;
+    {
+      Executor ex(g);
+      y = ex.run({{"x", x}}).at("y");
+    }
+    set_int8_pairs_saturate(std::nullopt);
+    const int64_t out = y.dim(2);
+    ASSERT_EQ(out, (size + 2 * pad - sh.k) / sh.stride + 1);
+    int64_t wrong = 0;
+    for (int64_t o = 0; o < sh.c_out; ++o)
+      for (int64_t oy = 0; oy < out; ++oy)
+        for (int64_t ox = 0; ox < out; ++ox) {
+          int64_t sum = 0;  // the exact integer sum; padded taps read code 0 (zero point 0)
+          for (int64_t c = 0; c < sh.c_in; ++c)
+            for (int64_t ky = 0; ky < sh.k; ++ky)
+              for (int64_t kx = 0; kx < sh.k; ++kx) {
+                const int64_t iy = oy * sh.stride - pad + ky, ix = ox * sh.stride - pad + kx;
+                if (iy < 0 || ix < 0 || iy >= size || ix >= size) continue;
+                sum += int64_t(x.data<uint8_t>()[(c * size + iy) * size + ix]) *
+                       w.data<int8_t>()[((o * sh.c_in + c) * sh.k + ky) * sh.k + kx];
+              }
+          wrong += y.data<float>()[(o * out + oy) * out + ox] != static_cast<float>(sum);
+        }
+    EXPECT_EQ(wrong, 0);
   }
 }
 

@@ -216,7 +216,7 @@ class Lowering {
         q.plan.codes_out = outputs_coded;
         ++plan_.qconvs;
         const Tensor& codes = src_.initializers.at(iw->codes);
-        plan_.split_qconvs += int8_conv_splits_weights(codes);
+        plan_.split_qconvs += int8_conv_splits_weights(codes, n.attr_int("group", 1));
         if (emulate_ == Int8Emulation::kAvx2) {
           q.plan.emulate_avx2 = true;
           plan_.saturating_qconvs +=

@@ -58,8 +58,20 @@ bool weight_pairs_can_overflow(const Tensor& weights) {
   return false;
 }
 
-bool int8_conv_splits_weights(const Tensor& weights) {
-  return cpu_int8_pairs_saturate() && weight_pairs_can_overflow(weights);
+bool onednn_int8_pair_order_known() {
+#if defined(__x86_64__) || defined(__i386__)
+  const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
+  return isa == dnnl::cpu_isa::avx2 || isa == dnnl::cpu_isa::avx2_vnni;
+#else
+  return false;
+#endif
+}
+
+bool int8_conv_splits_weights(const Tensor& weights, int64_t group) {
+  if (!cpu_int8_pairs_saturate()) return false;
+  if (group == 1 && weights.rank() == 4 && onednn_int8_pair_order_known())
+    return count_weight_pairs(weights, PairOrder::kOneDnn).can_overflow > 0;
+  return weight_pairs_can_overflow(weights);
 }
 
 const char* pair_order_name(PairOrder order) {

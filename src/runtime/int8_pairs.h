@@ -26,9 +26,19 @@ bool weight_pairs_can_overflow(const int8_t* row, int64_t n);
 // The same, for any output channel of int8 weights [O, ...].
 bool weight_pairs_can_overflow(const Tensor& weights);
 
-// Whether QConv runs int8 weights [O, ...] split in two on this CPU: the CPU's int8 kernels pair
-// products into saturating int16 and some pair of the weights could overflow.
-bool int8_conv_splits_weights(const Tensor& weights);
+// Whether oneDNN's int8 convolutions at the level it runs (as capped by ONEDNN_MAX_CPU_ISA) are
+// known to pair products in PairOrder::kOneDnn: its AVX2 kernels (jit_uni_int8 and
+// jit_uni_int8_1x1:avx2, probed by tests/int8_pairing_test.cpp on small probes and on the conv
+// shapes of yolo11n-pose). Its other levels' kernels were not probed.
+bool onednn_int8_pair_order_known();
+
+// Whether QConv runs int8 conv weights [O, C/group, kH, kW] split in two on this CPU: the CPU's
+// int8 kernels pair products into saturating int16 and a pair of the weights could overflow:
+// for an ungrouped conv a pair under PairOrder::kOneDnn where onednn_int8_pair_order_known(),
+// else any two weights of one sign (oneDNN's AVX2 depthwise int8 kernel is not exact on every
+// weight: a 5x5 depthwise conv of 12 channels came out wrong unsplit, tests/int8_exec_test.cpp).
+// A saturation-safe file (quantize --saturation-safe) runs its ungrouped convs unsplit on AVX2.
+bool int8_conv_splits_weights(const Tensor& weights, int64_t group);
 
 // w = first + second with both parts within [-64, 64], so no pair of either part can overflow:
 // first = w / 2 rounded toward zero, second = w - first.

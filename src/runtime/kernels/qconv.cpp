@@ -96,7 +96,7 @@ class QConv final : public Kernel {
   explicit QConv(const KernelInit& init) {
     DnnlConvSpec s = spec(init);
     if (init.node.plan.emulate_avx2) saturating_ = saturating_pairs(s.weight_data, s.geom.group);
-    const bool split = int8_conv_splits_weights(s.weight_data);
+    const bool split = int8_conv_splits_weights(s.weight_data, s.geom.group);
     if (split || !saturating_.empty()) {  // int32 sums, requantized here
       sums_ = true;
       requant_.bias.assign(s.geom.dst_dims[1], 0.f);
