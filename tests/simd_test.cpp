@@ -25,6 +25,7 @@
 #include "quant/histogram.h"
 #include "quant/quant_config.h"
 #include "runtime/executor.h"
+#include "runtime/kernels/byte_lut.h"
 #include "test_util.h"
 #include "zoo/yolo11.h"
 
@@ -153,6 +154,26 @@ TEST(Simd, HistogramsAreTheSameAtEveryLevel) {
 }
 
 // A vector lane that meets -0 before +0 must not make the minimum -0: zeros are reported as +0.
+// byte_lut (the table lookup of int8 kernels) at each level against a plain lookup: every code at
+// every position of a vector, lengths around the vector widths (tails), a random table.
+TEST(Simd, ByteLookupIsTheTableAtEveryLevel) {
+  LevelGuard guard;
+  std::mt19937 rng(3);
+  uint8_t table[256];
+  for (uint8_t& t : table) t = static_cast<uint8_t>(rng());
+  for (SimdLevel l : levels()) {
+    set_simd_level(l);
+    for (int64_t n : {1, 31, 32, 33, 63, 64, 65, 256, 1000, 4099}) {
+      std::vector<uint8_t> x(static_cast<size_t>(n)), y(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) x[size_t(i)] = static_cast<uint8_t>(i * 7 + i / 256);
+      byte_lut(x.data(), y.data(), n, table);
+      int64_t wrong = 0;
+      for (int64_t i = 0; i < n; ++i) wrong += y[size_t(i)] != table[x[size_t(i)]];
+      EXPECT_EQ(wrong, 0) << simd_level_name(l) << ", " << n << " bytes";
+    }
+  }
+}
+
 TEST(Simd, ZeroSignDoesNotDependOnTheLanes) {
   LevelGuard guard;
   std::vector<float> v(4096, 1.0f);

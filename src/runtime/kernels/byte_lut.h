@@ -1,6 +1,7 @@
 // y[i] = table[x[i]] over bytes: the inner loop of integer kernels on 8-bit codes
 // (kernels/codes.cpp, Concat re-encoding). 64 bytes at a time with AVX-512 VBMI byte permutes where
-// the CPU has them (checked at run time), else one byte at a time; both give the same bytes.
+// the CPU has them (checked at run time), 32 at a time with AVX2 shuffles and blends, else one byte
+// at a time; all give the same bytes. The level follows core/simd.h (EDGEQ_SIMD).
 #pragma once
 #include <cstdint>
 
