@@ -10,7 +10,9 @@
 #include <thread>
 
 #include "core/error.h"
+#include "deploy/auto_pipeline.h"
 #include "deploy/pipeline.h"
+#include "deploy/pipeline_choice.h"
 #include "deploy/serial_run.h"
 
 namespace edgeq {
@@ -144,6 +146,107 @@ TEST(DeployPipeline, AFailingStageStopsAllAndRethrows) {
     }
     EXPECT_LE(f.order.size(), 5u) << "stage " << failing;
   }
+}
+
+// The choice by hand (deploy/pipeline_choice.h's formulas), in milliseconds a frame.
+TEST(PipelineChoice, HandComputedCases) {
+  // yolo11n-pose at 640 on 2 cores, 2 inference threads: serial 1.3 + 21 + 0.1 = 22.4; on one
+  // thread inference would take 42: serial.
+  PipelineChoice c = choose_pipeline({1.3, 21, 0.1}, 2, 2);
+  EXPECT_FALSE(c.threaded);
+  EXPECT_EQ(c.infer_threads, 2);
+  EXPECT_DOUBLE_EQ(c.serial_ms, 22.4);
+  EXPECT_NE(c.reason.find("42.00 ms"), std::string::npos) << c.reason;
+  // imgsz 160, 1 inference thread of 2 cores: max(3, 1, 0.1, 1.1 / 1) = 3 against 4.1.
+  c = choose_pipeline({1, 3, 0.1}, 1, 2);
+  EXPECT_TRUE(c.threaded);
+  EXPECT_EQ(c.infer_threads, 1);
+  EXPECT_DOUBLE_EQ(c.chosen_ms, 3);
+  // 8 cores all inference's, read 4 + post 2 beside infer 20: on 7 threads 20 x 8 / 7 = 22.86
+  // against 26: threads, one fewer.
+  c = choose_pipeline({4, 20, 2}, 8, 8);
+  EXPECT_TRUE(c.threaded);
+  EXPECT_EQ(c.infer_threads, 7);
+  EXPECT_NEAR(c.chosen_ms, 160.0 / 7, 1e-9);
+  // More threads asked than cores: one fewer than the cores.
+  EXPECT_EQ(choose_pipeline({4, 20, 2}, 16, 8).infer_threads, 7);
+  // A spare core but read and post nearly free: 10 against 10.1 saves under 5 %.
+  EXPECT_FALSE(choose_pipeline({0.05, 10, 0.05}, 1, 2).threaded);
+  // Read slower than inference with a core spare: read bounds the pipeline, max(5, 2, 0, 5).
+  c = choose_pipeline({5, 2, 0}, 1, 2);
+  EXPECT_TRUE(c.threaded);
+  EXPECT_DOUBLE_EQ(c.chosen_ms, 5);
+  // One core: serial.
+  EXPECT_FALSE(choose_pipeline({5, 5, 5}, 1, 1).threaded);
+}
+
+// The first frames run serially and decide; frames keep their numbers and order across the switch,
+// and the inference threads are lowered only when the choice says so.
+TEST(PipelineChoice, AutoRunMeasuresThenRunsTheChoice) {
+  // Inference takes both cores: on one it would take 12 ms (6 x 2 / 1), more than serial's
+  // 9 (read 3) or 6 (read 0): serial, the threads never lowered.
+  for (bool slow_read : {true, false}) {
+    SCOPED_TRACE(slow_read ? "read 3 ms" : "read 0 ms");
+    FakeStages f;
+    f.total = 20;
+    f.infer_time = 6ms;
+    FrameStages s = f.stages();
+    if (slow_read) {
+      s.read = [read = s.read](FrameWork& w) {
+        std::this_thread::sleep_for(3ms);
+        return read(w);
+      };
+    }
+    AutoPipelineOptions o;
+    o.infer_threads = 2, o.cores = 2;
+    int set_to = 0;
+    o.set_infer_threads = [&](int t) { set_to = t; };
+    const AutoRun r = run_auto_pipeline(s, o, nullptr);
+    EXPECT_FALSE(r.choice.threaded) << r.choice.reason;
+    EXPECT_EQ(set_to, 0);
+    EXPECT_EQ(r.stats.timings.frames(), 20u);
+    ASSERT_EQ(f.order.size(), 20u);
+    for (size_t i = 0; i < f.order.size(); ++i) EXPECT_EQ(f.order[i], i);
+  }
+  // One inference thread of 2 cores and a read as slow as inference: threads.
+  FakeStages f;
+  f.total = 20;
+  f.infer_time = 6ms;
+  FrameStages s = f.stages();
+  auto read = s.read;
+  s.read = [read](FrameWork& w) {
+    std::this_thread::sleep_for(6ms);
+    return read(w);
+  };
+  AutoPipelineOptions o;
+  o.infer_threads = 1, o.cores = 2;
+  const AutoRun r = run_auto_pipeline(s, o, nullptr);
+  EXPECT_TRUE(r.choice.threaded) << r.choice.reason;
+  ASSERT_EQ(f.order.size(), 20u);
+  for (size_t i = 0; i < f.order.size(); ++i) EXPECT_EQ(f.order[i], i);
+  EXPECT_GT(r.stats.queue_high_water[0] + r.stats.queue_high_water[1], 0u);
+  // Inference on 4 cores, read 6 ms beside infer 6 ms: 3 threads (6 x 4 / 3 = 8 against 12).
+  FakeStages g;
+  g.total = 12;
+  g.infer_time = 6ms;
+  FrameStages gs = g.stages();
+  gs.read = [read = gs.read](FrameWork& w) {
+    std::this_thread::sleep_for(6ms);
+    return read(w);
+  };
+  o.infer_threads = 4, o.cores = 4;
+  int set_to = 0;
+  o.set_infer_threads = [&](int t) { set_to = t; };
+  const AutoRun r4 = run_auto_pipeline(gs, o, nullptr);
+  EXPECT_TRUE(r4.choice.threaded) << r4.choice.reason;
+  EXPECT_EQ(set_to, 3);
+  EXPECT_EQ(g.order.size(), 12u);
+  // A source shorter than the measured frames: serial, every frame.
+  FakeStages h;
+  h.total = 2;
+  const AutoRun r2 = run_auto_pipeline(h.stages(), o, nullptr);
+  EXPECT_FALSE(r2.choice.threaded);
+  EXPECT_EQ(r2.stats.timings.frames(), 2u);
 }
 
 }  // namespace

@@ -75,10 +75,11 @@ TEST(DeployRunCli, PipelineGivesTheSerialDetectionsFrameForFrame) {
                          test::shell_quote(v) + " --json " + test::shell_quote(d + "/serial.json") +
                          " --report " + test::shell_quote(d + "/serial_report.json"));
   ASSERT_EQ(s.exit_code, 0) << s.err;
-  auto p = test::run_cli("run --model " + test::shell_quote(fx.model) + " --image " +
-                         test::shell_quote(v) + " --pipeline --queue 2 --json " +
-                         test::shell_quote(d + "/pipe.json") + " --report " +
-                         test::shell_quote(d + "/pipe_report.json"));
+  auto p =
+      test::run_cli("run --model " + test::shell_quote(fx.model) + " --image " +
+                    test::shell_quote(v) + " --pipeline --pipeline-mode threads --queue 2 --json " +
+                    test::shell_quote(d + "/pipe.json") + " --report " +
+                    test::shell_quote(d + "/pipe_report.json"));
   ASSERT_EQ(p.exit_code, 0) << p.err;
   std::printf("%s", p.out.substr(p.out.find("stage")).c_str());
 
@@ -113,6 +114,26 @@ TEST(DeployRunCli, PipelineGivesTheSerialDetectionsFrameForFrame) {
   // The last line is the headline.
   EXPECT_NE(p.out.find("36 frame(s)"), std::string::npos) << p.out;
   EXPECT_EQ(count_of(p.out, "| read "), 36u);  // one line per frame
+  EXPECT_EQ(rp["pipeline_mode"], "threads");
+  EXPECT_FALSE(rp.contains("pipeline_choice"));
+
+  // auto: the first frames serially, then what it chose; the same detections either way, and the
+  // report says what ran and why.
+  auto a = test::run_cli("run --model " + test::shell_quote(fx.model) + " --image " +
+                         test::shell_quote(v) + " --pipeline --json " +
+                         test::shell_quote(d + "/auto.json") + " --report " +
+                         test::shell_quote(d + "/auto_report.json"));
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(nlohmann::json::parse(read_file(d + "/auto.json")), serial);
+  const auto ra = nlohmann::json::parse(read_file(d + "/auto_report.json"));
+  EXPECT_EQ(ra["pipeline_mode"], "auto");
+  const auto& choice = ra["pipeline_choice"];
+  const std::string ran = choice["ran"];
+  EXPECT_TRUE(ran == "threads" || ran == "serial") << ran;
+  EXPECT_EQ(choice["infer_threads"], ra["infer_threads"]);
+  EXPECT_EQ(choice["reason"].get<std::string>().rfind(ran + ":", 0), 0u) << choice;
+  EXPECT_NE(a.out.find("pipeline " + ran + ":"), std::string::npos) << a.out;
+  EXPECT_EQ(ra["frames"], 36);
 }
 
 // Overwrites the JPEG data of frame `k` of an MJPG AVI (its "00dc" chunk starting FF D8).
@@ -210,10 +231,16 @@ TEST(DeployRunCli, VideoThatCannotBeOpenedIsOneLineAndWritesNothing) {
   EXPECT_NE(r.err.find("video not found"), std::string::npos) << r.err;
   r = test::run_cli("run --model " + test::shell_quote(fx.model) + " --image " +
                     test::shell_quote(d + "/none.avi") + " --drop-late");
-  EXPECT_NE(r.err.find("--drop-late need --pipeline"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--drop-late and --pipeline-mode need --pipeline"), std::string::npos)
+      << r.err;
   r = test::run_cli("run --model " + test::shell_quote(fx.model) + " --image " +
                     test::shell_quote(d + "/none.avi") + " --queue 4");
-  EXPECT_NE(r.err.find("--queue and --drop-late need --pipeline"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--queue, --drop-late and --pipeline-mode need --pipeline"),
+            std::string::npos)
+      << r.err;
+  r = test::run_cli("run --model " + test::shell_quote(fx.model) + " --image " +
+                    test::shell_quote(d + "/none.avi") + " --pipeline-mode threads");
+  EXPECT_NE(r.err.find("need --pipeline"), std::string::npos) << r.err;
 }
 
 // `edgeq scenes --video`: the frames and size asked for, readable back; a bad size is one line.

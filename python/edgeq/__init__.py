@@ -129,19 +129,23 @@ def bench(model, *, runs=20, warmup=3, workers=1, exec="simulate", emulate="none
     return _edgeq._bench(_model(model), runs, warmup, workers, exec, emulate, threads, profile)
 
 
-def detect(model, source, *, json=None, draw=None, pipeline=False, queue=4, drop_late=False,
+def detect(model, source, *, json=None, draw=None, pipeline=False, pipeline_mode="auto", queue=4,
+           drop_late=False,
            exec="simulate", emulate="none", threads=0, conf=0.25, iou=0.7, max_det=300,
            on_frame=None, progress=False):
     """Detects (and for pose models finds keypoints) in ``source``: an image, a folder of images
     or a video file (``edgeq run``). json: write the detections (one object for an image, else
     an array); draw: drawn images (a file for one image, else a folder); pipeline: overlap
     reading, inference and decoding in three threads (queue frames each; drop_late: drop the
-    oldest waiting frame when inference falls behind a live source). on_frame: a callable
+    oldest waiting frame when inference falls behind a live source); pipeline_mode "auto"
+    measures the first 4 frames serially and overlaps only where that is faster (the report's
+    ``pipeline_choice`` says what ran and why), "threads" always overlaps. on_frame: a callable
     given one line per finished frame. Returns a :class:`DetectReport`. Ctrl-C stops at the next
     frame, writes what finished and raises KeyboardInterrupt; a progress callable answering
     False stops the same way without an exception (the report says ``interrupted``). For frames
     of your own, use :meth:`Session.predict`."""
-    options = dict(json=json, draw=draw, pipeline=pipeline, queue=queue, drop_late=drop_late,
+    options = dict(json=json, draw=draw, pipeline=pipeline, pipeline_mode=pipeline_mode,
+                   queue=queue, drop_late=drop_late,
                    exec=exec, emulate=emulate, threads=threads, conf=conf, iou=iou,
                    max_det=max_det)
     return _edgeq._detect(_model(model), source, options, on_frame, _progress_callback(progress))

@@ -271,7 +271,7 @@ def bench(model: Union[Model, QuantizedModel, PathLike, bytes], *, runs: int = .
 
 def detect(model: Union[Model, QuantizedModel, PathLike, bytes], source: PathLike, *,
            json: Optional[PathLike] = ..., draw: Optional[PathLike] = ..., pipeline: bool = ...,
-           queue: int = ..., drop_late: bool = ..., exec: str = ..., emulate: str = ...,
+           pipeline_mode: str = ..., queue: int = ..., drop_late: bool = ..., exec: str = ..., emulate: str = ...,
            threads: int = ..., conf: float = ..., iou: float = ..., max_det: int = ...,
            on_frame: Optional[Callable[[str], Any]] = ..., progress: Progress = ...
            ) -> DetectReport: ...

@@ -13,6 +13,7 @@ DetectReport detect_py(const Model& model, const py::object& source, const py::d
   o.json = path_or_empty("json");
   o.draw = path_or_empty("draw");
   o.pipeline = kw["pipeline"].cast<bool>();
+  o.pipeline_mode = kw["pipeline_mode"].cast<std::string>();
   const int queue = kw["queue"].cast<int>();
   if (queue < 1) throw Error("queue must be in [1, 4096], got " + std::to_string(queue));
   o.queue = static_cast<size_t>(queue);

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/json_text.h"
 #include "core/process_stats.h"
+#include "deploy/auto_pipeline.h"
 #include "deploy/detector.h"
 #include "deploy/frame_outputs.h"
 #include "deploy/pipeline.h"
@@ -23,6 +24,8 @@ DetectReport detect(const Model& model, const std::string& source, const DetectO
   const SessionOptions& s = o.session;
   EDGEQ_CHECK(o.pipeline || (!o.drop_late && o.queue == DetectOptions().queue),
               "queue and drop_late apply to the pipeline only");
+  EDGEQ_CHECK(o.pipeline_mode == "auto" || o.pipeline_mode == "threads",
+              "pipeline_mode must be auto or threads, got '", o.pipeline_mode, "'");
   EDGEQ_CHECK(o.queue >= 1 && o.queue <= 4096, "queue must be in [1, 4096], got ", o.queue);
   EDGEQ_CHECK(s.conf >= 0 && s.conf <= 1 && s.iou >= 0 && s.iou <= 1,
               "conf and iou must be in [0, 1]");
@@ -68,9 +71,24 @@ DetectReport detect(const Model& model, const std::string& source, const DetectO
   rep.pipeline = o.pipeline;
   rep.queue = o.queue;
   rep.drop_late = o.drop_late;
+  const PipelineOptions queues{o.queue, o.drop_late};
+  if (!o.pipeline) {
+    rep.stats = run_serial(stages, &halt);
+  } else if (o.pipeline_mode == "threads" || o.drop_late) {  // a live source keeps its reader
+    rep.pipeline_mode = "threads";
+    rep.stats = run_pipelined(stages, queues, &halt);
+  } else {
+    rep.pipeline_mode = o.pipeline_mode;
+    AutoPipelineOptions a;
+    a.pipeline = queues;
+    a.infer_threads = ex.threads();
+    a.cores = available_cores();
+    a.set_infer_threads = [&](int t) { ex.set_threads(t); };
+    AutoRun run = run_auto_pipeline(stages, a, &halt);
+    rep.stats = std::move(run.stats);
+    rep.choice = std::move(run.choice);
+  }
   rep.infer_threads = ex.threads();
-  rep.stats =
-      o.pipeline ? run_pipelined(stages, {o.queue, o.drop_late}, &halt) : run_serial(stages, &halt);
   rep.detections = outputs.detections();
   rep.skipped = frames->skipped();
   rep.peak_rss_bytes = peak_rss_bytes();

@@ -19,7 +19,7 @@ struct RunArgs {
   std::string model, image, report;
   DetectOptions o;
   RunOptions run;
-  bool queue_given = false;
+  bool queue_given = false, mode_given = false;
   int queue = 4;  // signed: CLI11 would wrap "-1" into a size_t
   LedgerArgs ledger;
 };
@@ -28,8 +28,8 @@ void run_run(RunArgs& a) {
   check_distinct_folders({"--image", a.image}, {"--draw", a.o.draw});
   check_distinct_files({{"--model", a.model}, {"--image", a.image}},
                        {{"--json", a.o.json}, {"--draw", a.o.draw}, {"--report", a.report}});
-  EDGEQ_CHECK(a.o.pipeline || (!a.o.drop_late && !a.queue_given),
-              "--queue and --drop-late need --pipeline");
+  EDGEQ_CHECK(a.o.pipeline || (!a.o.drop_late && !a.queue_given && !a.mode_given),
+              "--queue, --drop-late and --pipeline-mode need --pipeline");
   EDGEQ_CHECK(a.queue >= 1 && a.queue <= 4096, "--queue must be in [1, 4096]");
   checked_emulation(a.run.emulate, parse_exec_mode(a.run.exec));
   a.o.queue = static_cast<size_t>(a.queue);
@@ -74,6 +74,12 @@ void register_run(CLI::App& app) {
   cmd->add_flag("--pipeline", a->o.pipeline,
                 "overlap read + letterbox, inference and decode + outputs in three threads "
                 "(inference gets --threads, the others one thread each)");
+  cmd->add_option("--pipeline-mode", a->o.pipeline_mode,
+                  "auto: measure the first 4 frames serially, then overlap in threads only where "
+                  "that is faster (inference may give read and post one of its threads); threads: "
+                  "always three threads (so does --drop-late)")
+      ->check(CLI::IsMember({"auto", "threads"}))
+      ->capture_default_str();
   cmd->add_option("--queue", a->queue, "frames each pipeline queue holds")->capture_default_str();
   cmd->add_flag("--drop-late", a->o.drop_late,
                 "live sources: when inference falls behind, drop the oldest waiting frame "
@@ -84,6 +90,7 @@ void register_run(CLI::App& app) {
   add_ledger_options(cmd, a->ledger);
   cmd->callback([a, cmd] {
     a->queue_given = cmd->count("--queue") > 0;
+    a->mode_given = cmd->count("--pipeline-mode") > 0;
     run_run(*a);
   });
 }

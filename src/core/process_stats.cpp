@@ -1,5 +1,7 @@
 #include "core/process_stats.h"
 
+#include <omp.h>
+
 #include <fstream>
 #include <string>
 
@@ -11,6 +13,10 @@ size_t peak_rss_bytes() {
   while (std::getline(f, line))
     if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
   return 0;
+}
+
+int available_cores() {
+  return omp_get_num_procs();
 }
 
 }  // namespace edgeq

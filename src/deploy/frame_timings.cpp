@@ -21,6 +21,13 @@ void FrameTimings::add(const FrameWork& finished) {
   end_to_end_ms_.push_back(finished.end_to_end_ms);
 }
 
+void FrameTimings::append(const FrameTimings& later) {
+  for (int i = 0; i < kStageCount; ++i)
+    stage_ms_[i].insert(stage_ms_[i].end(), later.stage_ms_[i].begin(), later.stage_ms_[i].end());
+  end_to_end_ms_.insert(end_to_end_ms_.end(), later.end_to_end_ms_.begin(),
+                        later.end_to_end_ms_.end());
+}
+
 LatencySummary FrameTimings::stage(Stage s) const {
   return summarize_latency(stage_ms_[static_cast<int>(s)]);
 }

@@ -19,6 +19,7 @@ LatencySummary summarize_latency(const std::vector<double>& ms);
 class FrameTimings {
  public:
   void add(const FrameWork& finished);
+  void append(const FrameTimings& later);  // frames finished after these
   size_t frames() const { return end_to_end_ms_.size(); }
   LatencySummary stage(Stage s) const;
   LatencySummary end_to_end() const;

@@ -46,7 +46,7 @@ RunStats run_pipelined(const FrameStages& stages, const PipelineOptions& opt,
   const auto t0 = std::chrono::steady_clock::now();
   std::thread reader([&] {
     try {
-      for (size_t seq = 0; !failed && !(stop && *stop); ++seq) {
+      for (size_t seq = opt.first_seq; !failed && !(stop && *stop); ++seq) {
         FrameWork w;
         if (!read_step(stages, seq, w)) break;
         if (opt.drop_late)

@@ -19,6 +19,7 @@ struct PipelineOptions {
   // Live sources: when inference falls behind and its queue is full, drop the oldest waiting
   // frame (counted in RunStats::dropped) instead of making the reader wait.
   bool drop_late = false;
+  size_t first_seq = 0;  // the number of the first frame read (frames run before this call)
 };
 
 // Runs until read returns false or `stop` (may be null) is raised: the reader stops, frames

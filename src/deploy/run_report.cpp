@@ -34,6 +34,13 @@ nlohmann::json run_report_json(const RunReport& r) {
                       {"end_to_end_ms", latency_json(s.timings.end_to_end())},
                       {"peak_rss_bytes", r.peak_rss_bytes}};
   if (r.pipeline) {
+    j["pipeline_mode"] = r.pipeline_mode;
+    if (r.choice)
+      j["pipeline_choice"] = {{"ran", r.choice->threaded ? "threads" : "serial"},
+                              {"infer_threads", r.choice->infer_threads},
+                              {"predicted_serial_ms", r.choice->serial_ms},
+                              {"predicted_ms", r.choice->chosen_ms},
+                              {"reason", r.choice->reason}};
     j["queue"] = r.queue;
     j["drop_late"] = r.drop_late;
     j["queue_high_water"] = {s.queue_high_water[0], s.queue_high_water[1]};
@@ -52,11 +59,15 @@ void print_run_summary(const RunReport& r, std::ostream& os) {
   };
   for (Stage st : kStages) row(stage_name(st), s.timings.stage(st));
   row("end-to-end", s.timings.end_to_end());
+  if (r.choice) os << "pipeline " << r.choice->reason << "\n";
   if (s.interrupted) os << "interrupted: stopped reading; the frames already read were finished\n";
   std::snprintf(line, sizeof line, "%.1f frames/s", s.frames_per_s());
   os << s.timings.frames() << " frame(s), " << r.detections << " detection(s) in "
      << format_duration(s.wall_s) << " (" << line << ", "
-     << (r.pipeline ? "pipeline, queue " + std::to_string(r.queue) : std::string("serial"))
+     << (!r.pipeline ? std::string("serial")
+         : r.choice && !r.choice->threaded
+             ? "pipeline " + r.pipeline_mode + ": serial"
+             : "pipeline " + r.pipeline_mode + ", queue " + std::to_string(r.queue))
      << ", inference " << r.infer_threads << " thread" << (r.infer_threads == 1 ? "" : "s")
      << "); dropped " << s.dropped << ", skipped " << r.skipped << ", peak RSS "
      << r.peak_rss_bytes / 1048576 << " MiB\n";

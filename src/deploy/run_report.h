@@ -3,19 +3,23 @@
 // throughput, dropped and skipped frames, peak RSS.
 #pragma once
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 
 #include "deploy/frame_timings.h"
+#include "deploy/pipeline_choice.h"
 
 namespace edgeq {
 
 struct RunReport {
   std::string model, source;
   bool pipeline = false;
-  size_t queue = 0;  // pipeline only
+  std::string pipeline_mode;             // pipeline only: "auto" or "threads"
+  std::optional<PipelineChoice> choice;  // what "auto" chose
+  size_t queue = 0;                      // pipeline only
   bool drop_late = false;
-  int infer_threads = 0;  // the executor's; read and post use one thread each
+  int infer_threads = 0;  // the executor's (after the choice); read and post use one thread each
   size_t detections = 0;
   int skipped = 0;  // unreadable images / undecodable video frames
   size_t peak_rss_bytes = 0;

@@ -4,10 +4,10 @@
 
 namespace edgeq {
 
-RunStats run_serial(const FrameStages& stages, const std::atomic<bool>* stop) {
+RunStats run_serial(const FrameStages& stages, const std::atomic<bool>* stop, size_t first_seq) {
   RunStats r;
   const auto t0 = std::chrono::steady_clock::now();
-  for (size_t seq = 0; !(stop && *stop); ++seq) {
+  for (size_t seq = first_seq; !(stop && *stop); ++seq) {
     FrameWork w;
     if (!read_step(stages, seq, w)) break;
     infer_step(stages, w);

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/process_stats.h"
 #include "runtime/constant_folding.h"
 #include "runtime/float_io.h"
 #include "runtime/plan.h"
@@ -55,7 +56,14 @@ void Executor::clear_hooks() {
 
 int Executor::threads() const {
   if (opt_.threads > 0) return opt_.threads;
-  return omp_get_num_procs();
+  return available_cores();
+}
+
+void Executor::set_threads(int threads) {
+  EDGEQ_CHECK(threads >= 1 && threads <= this->threads(), "inference threads must be in [1, ",
+              this->threads(), "], got ", threads);
+  opt_.threads = threads;
+  if (plan_) plan_->threads = threads;
 }
 
 size_t Executor::weight_bytes() const {

@@ -101,6 +101,9 @@ class Executor {
   size_t arena_bytes();
   size_t weight_bytes() const;
   int threads() const;
+  // Runs from the next run on with `threads` (1 to threads()): fewer threads give the same results
+  // (the thread-determinism tests), so a pipeline can hand a core to its other stages.
+  void set_threads(int threads);
   // Per-step times accumulated over runs when ExecutorOptions::profile is set.
   std::vector<StepTime> profile() const;
   // After planning: the values the plan keeps in memory (its own buffer or an alias of one), in
