@@ -239,6 +239,7 @@ TEST(PipelineChoice, AutoRunMeasuresThenRunsTheChoice) {
   o.set_infer_threads = [&](int t) { set_to = t; };
   const AutoRun r4 = run_auto_pipeline(gs, o, nullptr);
   EXPECT_TRUE(r4.choice.threaded) << r4.choice.reason;
+  EXPECT_EQ(r4.choice.reason.rfind("threads: ", 0), 0u) << r4.choice.reason;
   EXPECT_EQ(set_to, 3);
   EXPECT_EQ(g.order.size(), 12u);
   // A source shorter than the measured frames: serial, every frame.

@@ -50,9 +50,9 @@ PipelineChoice choose_pipeline(const StageCosts& m, int infer_threads, int cores
     const double predicted = std::max(slower, side);
     if (predicted <= kGainNeeded * c.serial_ms) {
       take_threads(fewer, predicted);
-      c.reason = "threads, inference on " + std::to_string(fewer) + " of " + std::to_string(cores) +
-                 " cores: " + measured + " (predicted " + ms(predicted) + " a frame, serially " +
-                 ms(c.serial_ms) + ")";
+      c.reason = "threads: " + measured + "; inference on " + std::to_string(fewer) + " of " +
+                 std::to_string(cores) + " cores, read and post on the other (predicted " +
+                 ms(predicted) + " a frame, serially " + ms(c.serial_ms) + ")";
       return c;
     }
     c.reason = "serial: " + measured + "; inference takes all " + std::to_string(cores) +
