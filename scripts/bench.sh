@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # edgeq against ONNX Runtime on the same files, same threads, in one run: the FP32 model, its W8A16
-# QDQ model (edgeq --exec simulate) and its W8A8 QDQ model (--exec simulate and --exec int8; ORT
-# runs its own int8 kernels on it). Prints each median, the ratio edgeq / ORT (below 1.0: edgeq
-# is faster) and each quantized run against edgeq's own FP32.
+# QDQ model (edgeq --exec simulate) and its saturation-safe W8A8 QDQ model (--exec simulate and
+# --exec int8; ORT runs its own int8 kernels on it, which are exact on that file on any x86 CPU).
+# edgeq and ORT alternate over 3 rounds of RUNS/3 runs each; prints the median of the rounds'
+# medians, the ratio edgeq / ORT of those (below 1.0: edgeq is faster) and each quantized run
+# against edgeq's own FP32.
 #   scripts/bench.sh [MODEL.onnx] [THREADS=2] [RUNS=30] [CALIB_IMAGES_DIR]
 # Without MODEL: the repository's models/yolo11n-pose.onnx. The QDQ models are calibrated (mse
 # ranges) on CALIB_IMAGES_DIR, else the 8 coco8-pose photos (data/coco8-pose/images); W8A8 keeps the decode tail at 16 bit.
@@ -25,23 +27,24 @@ build/edgeq calibrate --model "$MODEL" --images "$IMAGES" --out "$tmp/stats.cbor
 build/edgeq quantize --model "$MODEL" --stats "$tmp/stats.cbor" --scheme w8a16 --range mse \
   --out "$tmp/w8a16.onnx" >/dev/null
 build/edgeq quantize --model "$MODEL" --stats "$tmp/stats.cbor" --scheme w8a8 --range mse \
-  --a16 decode --out "$tmp/w8a8.onnx" >/dev/null 2>&1
+  --a16 decode --saturation-safe --out "$tmp/w8a8.onnx" >/dev/null 2>&1
 
-# name edgeq-model exec : one row each; edgeq and ORT alternate, two rounds of RUNS/2 each.
+# name edgeq-model exec : one row each; edgeq and ORT alternate, three rounds of RUNS/3 each.
 ROWS="fp32:$MODEL:simulate w8a16:$tmp/w8a16.onnx:simulate w8a8:$tmp/w8a8.onnx:simulate w8a8:$tmp/w8a8.onnx:int8"
-half=$(( (RUNS + 1) / 2 ))
+ROUNDS=3
+per_round=$(( (RUNS + ROUNDS - 1) / ROUNDS ))
 echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) threads;" \
   "flags: $(grep -o -w -E 'avx2|avx512f|avx512_vnni|avx_vnni' /proc/cpuinfo | sort -u | tr '\n' ' ')"
 table() {  # one table at the current level (the environment's caps)
 rm -f "$tmp"/edgeq_*.json "$tmp"/ort_*.json
-for round in 1 2; do
+for round in $(seq $ROUNDS); do
   i=0
   for row in $ROWS; do
     IFS=: read -r name file exec <<<"$row"
-    build/edgeq bench --model "$file" --threads "$THREADS" --exec "$exec" --runs "$half" --warmup 3 \
+    build/edgeq bench --model "$file" --threads "$THREADS" --exec "$exec" --runs "$per_round" --warmup 3 \
       --json "$tmp/edgeq_${i}_$round.json" >/dev/null 2>&1
     [ -f "$tmp/ort_${name}_$round.json" ] ||
-      node tools/ort/ort_run.js bench "$file" "$THREADS" "$half" 3 > "$tmp/ort_${name}_$round.json"
+      node tools/ort/ort_run.js bench "$file" "$THREADS" "$per_round" 3 > "$tmp/ort_${name}_$round.json"
     i=$((i + 1))
   done
 done
@@ -50,20 +53,21 @@ const fs = require("fs"), d = process.argv[1], rows = process.argv[2].split(" ")
 const read = f => JSON.parse(fs.readFileSync(d + "/" + f));
 const med = xs => { const s = xs.slice().sort((a, b) => a - b); const m = (s.length - 1) / 2;
                     return (s[Math.floor(m)] + s[Math.ceil(m)]) / 2; };
-const samples = files => files.flatMap(f => read(f).samples_ms);
+const rounds = +process.argv[5];
+const mom = prefix => med([...Array(rounds).keys()].map(r => med(read(`${prefix}_${r + 1}.json`).samples_ms)));
 console.log(`model ${process.argv[3]}  threads ${process.argv[4]}  edgeq simd ${read("edgeq_0_1.json").simd}  ORT ${read("ort_fp32_1.json").ort_version}`);
 console.log("model   edgeq exec   edgeq median   ORT median   edgeq/ORT   edgeq/edgeq FP32");
 let fp32 = 0;
 rows.forEach((row, i) => {
   const [name, , exec] = row.split(":");
-  const e = med(samples([`edgeq_${i}_1.json`, `edgeq_${i}_2.json`]));
-  const o = med(samples([`ort_${name}_1.json`, `ort_${name}_2.json`]));
+  const e = mom(`edgeq_${i}`);
+  const o = mom(`ort_${name}`);
   if (i === 0) fp32 = e;
   console.log(`${name.padEnd(7)} ${exec.padEnd(12)} ${e.toFixed(2).padStart(9)} ms ${o.toFixed(2).padStart(9)} ms` +
               `   ${(e / o).toFixed(3).padStart(7)}   ${(e / fp32).toFixed(3).padStart(10)}`);
 });
-console.log("(medians over 2 alternating rounds; ORT runs each file once per round with its own kernels)");
-' "$tmp" "$ROWS" "$MODEL" "$THREADS"
+console.log(`(median of ${rounds} alternating rounds, each its median; ORT runs each file once per round with its own kernels; w8a8 = --saturation-safe)`);
+' "$tmp" "$ROWS" "$MODEL" "$THREADS" "$ROUNDS"
 }
 table
 if grep -qw avx512f /proc/cpuinfo; then
