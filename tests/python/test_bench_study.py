@@ -155,6 +155,13 @@ def test_detect_writes_what_run_writes(real_model_path, val_dir, run_cli, tmp_pa
     piped = edgeq.detect(real_model_path, val_dir, json=tmp_path / "pipe.json", pipeline=True)
     assert (tmp_path / "pipe.json").read_bytes() == (tmp_path / "cli.json").read_bytes()
     assert piped.frames == 4
+    assert piped.to_dict()["pipeline_choice"]["ran"] in ("threads", "serial")
+    threads = edgeq.detect(real_model_path, val_dir, json=tmp_path / "threads.json", pipeline=True,
+                           pipeline_mode="threads")
+    assert (tmp_path / "threads.json").read_bytes() == (tmp_path / "cli.json").read_bytes()
+    assert threads.to_dict()["pipeline_mode"] == "threads"
+    with pytest.raises(edgeq.Error, match="pipeline_mode must be auto or threads"):
+        edgeq.detect(real_model_path, val_dir, pipeline=True, pipeline_mode="fast")
     stopped = edgeq.detect(real_model_path, val_dir, json=tmp_path / "two.json",
                            progress=lambda kind, task, done, total, msg: done < 2)
     assert stopped.interrupted and stopped.frames == 2
