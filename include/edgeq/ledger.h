@@ -13,6 +13,11 @@
 
 namespace edgeq {
 
+// Why `tag` cannot tag a run, or "" when it can: it may not start with @ (the gate and
+// `ledger show / diff` read @N as run N) nor hold a control character. Ledger::record refuses such
+// a tag; front ends can ask first, before any work.
+std::string ledger_tag_problem(const std::string& tag);
+
 struct LedgerRecordOptions {
   std::string tag;                      // what the gate compares ("" for none; not starting with @)
   std::string command_line;             // how the run was started, for the record

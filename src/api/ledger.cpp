@@ -50,13 +50,18 @@ Ledger::~Ledger() = default;
 Ledger::Ledger(Ledger&&) noexcept = default;
 Ledger& Ledger::operator=(Ledger&&) noexcept = default;
 
+std::string ledger_tag_problem(const std::string& tag) {
+  if (!tag.empty() && tag[0] == '@')
+    return "a tag cannot start with @ (ledger show / diff / check read @N as run N)";
+  for (char c : tag)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return "a tag holds a control character";
+  return "";
+}
+
 int64_t Ledger::record(const std::string& kind, const std::string& report_json,
                        const LedgerRecordOptions& o) {
-  EDGEQ_CHECK(o.tag.empty() || o.tag[0] != '@', "tag '", o.tag,
-              "': a tag cannot start with @ (the gate reads @N as run N)");
-  for (char c : o.tag)
-    EDGEQ_CHECK(static_cast<unsigned char>(c) >= 0x20 && c != 0x7f,
-                "tag holds a control character");
+  const std::string problem = ledger_tag_problem(o.tag);
+  EDGEQ_CHECK(problem.empty(), "tag: ", problem);
   LedgerEntry e;
   e.kind = kind;
   e.command_line = o.command_line;

@@ -61,12 +61,8 @@ const std::string& command_line() {
 }
 
 LedgerRecorder::LedgerRecorder(const LedgerArgs& a) : args_(a) {
-  EDGEQ_CHECK(a.tag.empty() || a.tag[0] != '@', "--tag '", a.tag,
-              "': a tag cannot start with @ (ledger show / diff / check read @N as run N)");
-  EDGEQ_CHECK(
-      std::none_of(a.tag.begin(), a.tag.end(),
-                   [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }),
-      "--tag holds a control character");
+  const std::string problem = ledger_tag_problem(a.tag);
+  EDGEQ_CHECK(problem.empty(), "--tag: ", problem);
   // An existing ledger is opened (and a file that is not one refused) before any work; a new one
   // is created only when there is a run to record, so a command that fails creates no file.
   if (a.file.empty()) return;

@@ -28,7 +28,7 @@ StudyRun run_study(const StudyOptions& o);
 struct StudyRole {
   enum Kind { kAll, kPlan, kWorker } kind = kAll;
   int index = 0, count = 1;
-  double lease_s = 30;
+  double lease_s = 0;  // kWorker: run_study_worker's (the default is StudyWorkerOptions::lease_s)
 };
 struct StudyWork {
   size_t computed = 0;                        // steps this worker computed

@@ -62,9 +62,11 @@ cv::Mat synthetic_scene(int index, uint32_t seed, int width, int height) {
     int feet = std::uniform_int_distribution<int>(h, height - 1)(rng);
     draw_person(img, ux(rng), feet, h, rng);
   }
-  // Sensor-like noise.
+  // Sensor-like noise, from a generator of this scene's own (OpenCV's global one, cv::randn's,
+  // carries state from whatever drew from it before, in this process and thread).
   cv::Mat noise(img.size(), CV_8UC3);
-  cv::randn(noise, cv::Scalar::all(0), cv::Scalar::all(6));
+  cv::RNG noise_rng((uint64_t(seed) << 32 | uint32_t(index)) ^ 0x9E3779B97F4A7C15ull);
+  noise_rng.fill(noise, cv::RNG::NORMAL, cv::Scalar::all(0), cv::Scalar::all(6));
   cv::Mat noisy;
   img.convertTo(noisy, CV_16SC3);
   noise.convertTo(noise, CV_16SC3);

@@ -7,7 +7,8 @@
 
 namespace edgeq {
 
-// Scene `index` of the series for `seed`: a BGR image of the given size.
+// Scene `index` of the series for `seed`: a BGR image of the given size, the same bytes whatever
+// ran before in the process.
 cv::Mat synthetic_scene(int index, uint32_t seed, int width = 640, int height = 480);
 // Writes n scenes as DIR/scene_000.jpg ...; returns the paths.
 std::vector<std::string> write_synthetic_scenes(const std::string& dir, int n, uint32_t seed);
