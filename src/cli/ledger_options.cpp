@@ -1,6 +1,5 @@
 #include "cli/ledger_options.h"
 
-#include <algorithm>
 #include <filesystem>
 #include <iostream>
 

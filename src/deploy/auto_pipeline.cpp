@@ -4,18 +4,10 @@
 #include <chrono>
 #include <vector>
 
+#include "core/percentile.h"
 #include "deploy/serial_run.h"
 
 namespace edgeq {
-namespace {
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-}  // namespace
 
 StageCosts median_stage_costs(const std::vector<StageCosts>& frames) {
   if (frames.empty()) return {};
@@ -26,7 +18,7 @@ StageCosts median_stage_costs(const std::vector<StageCosts>& frames) {
     infer.push_back(frames[i].infer_ms);
     post.push_back(frames[i].post_ms);
   }
-  return {median_of(read), median_of(infer), median_of(post)};
+  return {percentile(read, 50), percentile(infer, 50), percentile(post, 50)};
 }
 
 AutoRun run_auto_pipeline(const FrameStages& stages, const AutoPipelineOptions& o,
