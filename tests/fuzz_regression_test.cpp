@@ -11,6 +11,7 @@
 #include "core/file_io.h"
 #include "core/npy.h"
 #include "ir/onnx_io.h"
+#include "quant/encoding.h"
 #include "quant/encodings_json.h"
 #include "quant/stats.h"
 #include "runtime/executor.h"
@@ -55,6 +56,45 @@ TEST(FuzzRegression, EncodingOffsetAndScaleOutOfRange) {
   std::string tiny = scale;
   tiny.replace(tiny.find("1e300"), 5, "1e-60");
   expect_one_line_error([&] { encodings_from_json(tiny, "t.json"); }, "must be a positive float32");
+}
+
+// A 0.6.1 encodings file whose per-channel list mixed bit widths (8 and 16): it was read, and
+// written as 1.0.0 (one "bw" per tensor, channel 0's) its 16-bit offset no longer parsed (found
+// by CI's fuzz.sh run with EDGEQ_FUZZ_SEED=1, "written encodings do not parse"). Now refused on
+// reading, as are a float entry inside a channel list and a bit width beyond int (it wrapped).
+TEST(FuzzRegression, EncodingChannelsThatDoNotShareBitWidthOrSymmetry) {
+  const std::string mixed = R"({"version": "0.6.1", "activation_encodings": {},
+      "param_encodings": {"w": [
+        {"bitwidth": 8, "dtype": "int", "is_symmetric": "False", "offset": -128, "scale": 0.1},
+        {"bitwidth": 16, "dtype": "int", "is_symmetric": "False", "offset": -30000,
+         "scale": 0.1}]}})";
+  expect_one_line_error([&] { encodings_from_json(mixed, "m.json"); },
+                        "channel 1 has bitwidth 16 asymmetric, channel 0 bitwidth 8 asymmetric");
+  std::string sym = mixed;
+  sym.replace(sym.find("16"), 2, "8");
+  sym.replace(sym.find("-30000"), 6, "-128");
+  sym.replace(sym.rfind("\"False\""), 7, "\"True\"");
+  expect_one_line_error([&] { encodings_from_json(sym, "s.json"); },
+                        "channel 1 has bitwidth 8 symmetric, channel 0 bitwidth 8 asymmetric");
+  std::string same = sym;
+  same.replace(same.rfind("\"True\""), 6, "\"False\"");
+  EncodingSet set = encodings_from_json(same, "ok.json");  // the same channels are accepted
+  ASSERT_EQ(set.params.at("w").channels.size(), 2u);
+  EXPECT_EQ(
+      encodings_from_json(encodings_to_json(set, "1.0.0"), "rt").params.at("w").channels[1].offset,
+      -128);
+  std::string with_float = same;
+  with_float.replace(with_float.find("\"dtype\": \"int\""), 14, "\"dtype\": \"float\"");
+  expect_one_line_error([&] { encodings_from_json(with_float, "f.json"); },
+                        "a float encoding must be the list's only entry");
+  std::string wide = same;
+  wide.replace(wide.find("\"bitwidth\": 8"), 13, "\"bitwidth\": 4294967304");
+  expect_one_line_error([&] { encodings_from_json(wide, "w.json"); },
+                        "'bitwidth' 4294967304 is out of range");
+  // A set built in code with mixed channels cannot be written as 1.0.0 (0.6.1 keeps each).
+  set.params.at("w").channels[1] = encoding_from_aimet(16, false, 0.1f, -30000);
+  expect_one_line_error([&] { encodings_to_json(set, "1.0.0"); },
+                        "mixes bit widths or symmetry across channels");
 }
 
 TEST(FuzzRegression, StatsFormatFieldOfAnotherType) {

@@ -1,6 +1,7 @@
 #include "quant/encodings_json.h"
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -22,12 +23,15 @@ json entry_1_0_0(const std::string& name, const TensorEncoding& te) {
     return {
         {"name", name}, {"dtype", "FLOAT"}, {"enc_type", "PER_TENSOR"}, {"bw", te.float_bitwidth}};
   EDGEQ_CHECK(!te.channels.empty(), "encoding of '", name, "' has no channels");
+  const Encoding& e0 = te.channels[0];
+  for (const Encoding& e : te.channels)  // format 1.0.0 has one bit width and symmetry per tensor
+    EDGEQ_CHECK(e.bitwidth == e0.bitwidth && e.symmetric == e0.symmetric, "encoding of '", name,
+                "' mixes bit widths or symmetry across channels");
   json scale = json::array(), offset = json::array();
   for (const Encoding& e : te.channels) {
     scale.push_back(e.scale);
     offset.push_back(e.offset);
   }
-  const Encoding& e0 = te.channels[0];
   return {{"name", name},
           {"dtype", "INT"},
           {"enc_type", te.per_channel() ? "PER_CHANNEL" : "PER_TENSOR"},
@@ -73,7 +77,13 @@ const json& field(const json& o, const char* key, const Where& at) {
 int int_field(const json& o, const char* key, const Where& at) {
   const json& v = field(o, key, at);
   if (!v.is_number_integer()) at.fail("'", key, "' must be an integer");
-  return v.get<int>();
+  // Read as 64 bits first: get<int>() would wrap 4294967304 to 8.
+  const int64_t i = v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{1} << 62
+                        ? int64_t{1} << 62
+                        : v.get<int64_t>();
+  if (i < std::numeric_limits<int>::min() || i > std::numeric_limits<int>::max())
+    at.fail("'", key, "' ", i, " is out of range");
+  return static_cast<int>(i);
 }
 
 bool bool_field(const json& o, const char* key, const Where& at) {
@@ -147,15 +157,25 @@ TensorEncoding read_0_6_1(const json& list, const Where& at) {
   TensorEncoding te;
   for (const json& o : list) {
     if (!o.is_object()) at.fail("encodings must be objects");
+    const size_t c = te.channels.size();
     std::string dt = "int";
     if (o.contains("dtype")) {
       if (!o["dtype"].is_string()) at.fail("'dtype' must be a string");
       dt = o["dtype"].get<std::string>();
     }
     int bw = int_field(o, "bitwidth", at);
-    if (dt == "float") return TensorEncoding::floating(bw);
+    if (dt == "float") {
+      if (list.size() != 1) at.fail("a float encoding must be the list's only entry");
+      return TensorEncoding::floating(bw);
+    }
     if (dt != "int") at.fail("dtype '", dt, "' is neither int nor float");
     bool sym = bool_field(o, "is_symmetric", at);
+    // One tensor is stored in one integer type: its channels share bit width and symmetry.
+    if (c > 0 && (bw != te.channels[0].bitwidth || sym != te.channels[0].symmetric))
+      at.fail("channel ", c, " has bitwidth ", bw, (sym ? " symmetric" : " asymmetric"),
+              ", channel 0 bitwidth ", te.channels[0].bitwidth,
+              (te.channels[0].symmetric ? " symmetric" : " asymmetric"),
+              " (one tensor's channels share both)");
     te.channels.push_back(make_encoding(bw, sym, scale_value(field(o, "scale", at), at),
                                         offset_value(field(o, "offset", at), at), at));
   }
