@@ -1,8 +1,11 @@
 #include "core/tensor.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <sstream>
+#include <type_traits>
 
 #include "core/error.h"
 
@@ -74,7 +77,20 @@ static std::vector<Out> convert_all(const Tensor& t) {
   int64_t n = t.numel();
   auto from = [&](auto tag) {
     using T = decltype(tag);
-    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(t.data<T>()[i]);
+    for (int64_t i = 0; i < n; ++i) {
+      const T v = t.data<T>()[i];
+      if constexpr (std::is_floating_point_v<T> && !std::is_same_v<T, Out>) {
+        // NaN, or a value beyond the target type, has no converted value (undefined behaviour).
+        const bool fits =
+            std::is_floating_point_v<Out>
+                ? !(std::isfinite(v) && std::fabs(v) > std::numeric_limits<Out>::max())
+                : std::isfinite(v) && std::fabs(v) < 0x1p63;
+        EDGEQ_CHECK(fits, "value ", v, " of a ", dtype_name(t.dtype()),
+                    " tensor cannot be read as ",
+                    std::is_floating_point_v<Out> ? "float32" : "a 64-bit integer");
+      }
+      out[i] = static_cast<Out>(v);
+    }
   };
   if (!visit_dtype(t.dtype(), from)) fail("cannot convert tensor of type ", dtype_name(t.dtype()));
   return out;

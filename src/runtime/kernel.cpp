@@ -29,6 +29,15 @@ const Tensor& KernelInit::constant(size_t i) const {
   return *d.constant;
 }
 
+std::vector<int64_t> KernelInit::constant_ints(size_t i) const {
+  const Tensor& t = constant(i);
+  try {
+    return t.to_ints();
+  } catch (const Error& e) {
+    fail(node.describe(), ": input ", i, " ('", node.inputs[i], "'): ", e.what());
+  }
+}
+
 void register_kernel(const std::string& domain, const std::string& op_type, KernelFactory f) {
   table()[{domain, op_type}] = std::move(f);
 }

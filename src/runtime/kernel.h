@@ -53,6 +53,9 @@ struct KernelInit {
   }
   // Data of constant input i; throws naming the node when it is not known at plan time.
   const Tensor& constant(size_t i) const;
+  // Its values as integers (shapes, axes, sizes); throws naming the node and input when one has
+  // no 64-bit integer value (a float input holding NaN, say).
+  std::vector<int64_t> constant_ints(size_t i) const;
 };
 
 class Kernel {

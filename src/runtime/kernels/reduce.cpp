@@ -24,7 +24,7 @@ class ReduceKernel : public Kernel {
     const int64_t rank = static_cast<int64_t>(x.shape.size());
     std::vector<int64_t> axes = n.attr_ints("axes");
     if (init.opset >= 18 || (op == ReduceOp::kSum && init.opset >= 13))
-      axes = init.has_input(1) ? init.constant(1).to_ints() : std::vector<int64_t>{};
+      axes = init.has_input(1) ? init.constant_ints(1) : std::vector<int64_t>{};
     const bool noop = axes.empty() && n.attr_int("noop_with_empty_axes", 0) != 0;
     std::set<int64_t> reduced;
     for (int64_t a : axes) reduced.insert(normalize_axis(a, rank, n));

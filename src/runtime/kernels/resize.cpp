@@ -117,7 +117,7 @@ class ResizeKernel : public Kernel {
       for (int64_t i = 0; i < rank; ++i)
         out[i] = static_cast<int64_t>(std::floor(static_cast<float>(x.shape[i]) * s[i]));
     } else if (init.has_input(3) && init.constant(3).numel() > 0) {
-      const std::vector<int64_t> sizes = init.constant(3).to_ints();
+      const std::vector<int64_t> sizes = init.constant_ints(3);
       from_scales = false;
       EDGEQ_CHECK(sizes.size() == axes.size(), node_.describe(), ": ", sizes.size(), " sizes for ",
                   axes.size(), " axes");

@@ -77,7 +77,7 @@ Tensor filled(DType dtype, const Shape& shape, double v) {
 }
 
 std::unique_ptr<Kernel> make_constant_of_shape(const KernelInit& init) {
-  const Shape shape = init.constant(0).to_ints();
+  const Shape shape = init.constant_ints(0);
   for (int64_t d : shape) EDGEQ_CHECK(d >= 0, init.node.describe(), ": negative dimension ", d);
   DType dtype = DType::kFloat32;
   double v = 0;

@@ -22,17 +22,12 @@ char* bytes_of(Tensor& t) {
   return static_cast<char*>(t.raw());
 }
 
-// Integer values of a constant input; `what` names it in errors.
-std::vector<int64_t> const_ints(const KernelInit& init, size_t i) {
-  return init.constant(i).to_ints();
-}
-
 // Axes from attribute `axes` (before `input_opset`) or from constant input 1 (from it on).
 // Returns false when neither is given.
 bool read_axes(const KernelInit& init, int64_t input_opset, std::vector<int64_t>& axes) {
   if (init.opset >= input_opset) {
     if (!init.has_input(1)) return false;
-    axes = const_ints(init, 1);
+    axes = init.constant_ints(1);
     return true;
   }
   if (!init.node.has_attr("axes")) return false;
@@ -181,7 +176,7 @@ class SplitKernel : public Kernel {
     if (init.opset < 13 && node.has_attr("split")) {
       sizes = node.attr_ints("split");
     } else if (init.opset >= 13 && init.has_input(1)) {
-      sizes = const_ints(init, 1);
+      sizes = init.constant_ints(1);
     } else if (init.opset >= 18 && node.has_attr("num_outputs")) {
       const int64_t k = node.attr_int("num_outputs", n);
       EDGEQ_CHECK(k == n && k > 0, node.describe(), ": num_outputs ", k, " but ", n, " outputs");
@@ -269,10 +264,10 @@ class SliceKernel : public StridedViewKernel {
       ends = node.attr_ints("ends");
       axes = node.attr_ints("axes");
     } else {
-      starts = const_ints(init, 1);
-      ends = const_ints(init, 2);
-      if (init.has_input(3)) axes = const_ints(init, 3);
-      if (init.has_input(4)) steps = const_ints(init, 4);
+      starts = init.constant_ints(1);
+      ends = init.constant_ints(2);
+      if (init.has_input(3)) axes = init.constant_ints(3);
+      if (init.has_input(4)) steps = init.constant_ints(4);
     }
     EDGEQ_CHECK(starts.size() == ends.size(), node.describe(),
                 ": starts and ends differ in length");
@@ -330,7 +325,7 @@ class CopyKernel : public Kernel {
 std::unique_ptr<Kernel> make_reshape(const KernelInit& init) {
   const ValueDesc& x = init.in(0);
   const Node& node = init.node;
-  std::vector<int64_t> target = init.opset < 5 ? node.attr_ints("shape") : const_ints(init, 1);
+  std::vector<int64_t> target = init.opset < 5 ? node.attr_ints("shape") : init.constant_ints(1);
   const bool allowzero = node.attr_int("allowzero", 0) != 0;
   Shape out(target.size());
   int64_t infer = -1, known = 1;
@@ -484,7 +479,7 @@ class ExpandKernel : public StridedViewKernel {
  public:
   explicit ExpandKernel(const KernelInit& init) {
     const ValueDesc& x = init.in(0);
-    const Shape target = const_ints(init, 1);
+    const Shape target = init.constant_ints(1);
     const Shape out = broadcast_shapes(x.shape, target, init.node);
     const std::vector<int64_t> in_strides = contiguous_strides(x.shape);
     const size_t lead = out.size() - x.shape.size();
@@ -499,7 +494,7 @@ class TileKernel : public Kernel {
  public:
   explicit TileKernel(const KernelInit& init) {
     const ValueDesc& x = init.in(0);
-    const std::vector<int64_t> reps = const_ints(init, 1);
+    const std::vector<int64_t> reps = init.constant_ints(1);
     EDGEQ_CHECK(reps.size() == x.shape.size(), init.node.describe(), ": repeats has ", reps.size(),
                 " entries for rank ", x.shape.size());
     Shape out = x.shape;
