@@ -1,12 +1,12 @@
 #include "quant/encodings_json.h"
 
 #include <cmath>
-#include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/json_number.h"
 #include "core/json_text.h"
 
 namespace edgeq {
@@ -77,13 +77,11 @@ const json& field(const json& o, const char* key, const Where& at) {
 int int_field(const json& o, const char* key, const Where& at) {
   const json& v = field(o, key, at);
   if (!v.is_number_integer()) at.fail("'", key, "' must be an integer");
-  // Read as 64 bits first: get<int>() would wrap 4294967304 to 8.
-  const int64_t i = v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{1} << 62
-                        ? int64_t{1} << 62
-                        : v.get<int64_t>();
-  if (i < std::numeric_limits<int>::min() || i > std::numeric_limits<int>::max())
-    at.fail("'", key, "' ", i, " is out of range");
-  return static_cast<int>(i);
+  try {
+    return json_number<int>(v, "'" + std::string(key) + "'");
+  } catch (const Error& e) {
+    at.fail(e.what());
+  }
 }
 
 bool bool_field(const json& o, const char* key, const Where& at) {

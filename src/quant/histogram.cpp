@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/json_number.h"
 #include "quant/histogram_scan.h"
 
 namespace edgeq {
@@ -608,16 +609,19 @@ nlohmann::json Histogram::to_json() const {
 Histogram Histogram::from_json(const nlohmann::json& j, const std::string& what) {
   Histogram h;
   try {
-    h.count_ = j.at("count").get<uint64_t>();
-    h.binned_ = j.value("binned", h.count_);  // version 1 files bin every value
+    h.count_ = json_number_at<uint64_t>(j, "count", what);
+    // version 1 files bin every value
+    h.binned_ = j.contains("binned") ? json_number_at<uint64_t>(j, "binned", what) : h.count_;
     h.sampled_ = j.value("sampled", false);
-    h.nan_ = j.at("nan").get<uint64_t>();
-    h.inf_ = j.at("inf").get<uint64_t>();
-    h.min_ = j.at("min").get<float>();
-    h.max_ = j.at("max").get<float>();
-    h.exponent_ = j.at("exponent").get<int>();
-    h.first_bin_ = j.at("first_bin").get<int64_t>();
-    h.bins_ = j.at("bins").get<std::vector<uint64_t>>();
+    h.nan_ = json_number_at<uint64_t>(j, "nan", what);
+    h.inf_ = json_number_at<uint64_t>(j, "inf", what);
+    h.min_ = json_number_at<float>(j, "min", what);
+    h.max_ = json_number_at<float>(j, "max", what);
+    h.exponent_ = json_number_at<int>(j, "exponent", what);
+    h.first_bin_ = json_number_at<int64_t>(j, "first_bin", what);
+    const nlohmann::json& bins = j.at("bins");
+    EDGEQ_CHECK(bins.is_array(), what, ": 'bins' must be a list");
+    for (const nlohmann::json& b : bins) h.bins_.push_back(json_number<uint64_t>(b, what + " bin"));
   } catch (const nlohmann::json::exception& e) {
     fail(what, ": malformed histogram (", e.what(), ")");
   }

@@ -69,9 +69,10 @@ std::map<std::string, TensorOverride> parse_overrides(const std::string& text,
       const std::string& key = f.key();
       const nlohmann::json& x = f.value();
       if (key == "bitwidth") {
-        EDGEQ_CHECK(x.is_number_integer() && (x.get<int>() == 8 || x.get<int>() == 16), what,
-                    ": tensor '", name, "': bitwidth must be 8 or 16");
-        o.bitwidth = x.get<int>();
+        const bool ok =
+            x.is_number_unsigned() && (x.get<uint64_t>() == 8 || x.get<uint64_t>() == 16);
+        EDGEQ_CHECK(ok, what, ": tensor '", name, "': bitwidth must be 8 or 16");
+        o.bitwidth = static_cast<int>(x.get<uint64_t>());
       } else if (key == "min" || key == "max") {
         EDGEQ_CHECK(x.is_number() && std::isfinite(x.get<double>()), what, ": tensor '", name,
                     "': ", key, " must be a finite number");

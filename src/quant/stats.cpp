@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/json_number.h"
 #include "core/json_text.h"
 
 namespace edgeq {
@@ -100,13 +101,15 @@ Stats parse_stats(const std::string& bytes, const std::string& path) {
   EDGEQ_CHECK(ours, "stats file ", path, " is not an edgeq stats file (format field missing)");
   Stats s;
   try {
-    int version = j.at("version").get<int>();
+    const std::string file = "stats file " + path;
+    int version = json_number_at<int>(j, "version", file);
     EDGEQ_CHECK(version >= 1 && version <= Stats::kVersion, "stats file ", path, " has version ",
                 version, "; this edgeq reads versions 1..", Stats::kVersion);
     s.model_sha256 = j.at("model_sha256").get<std::string>();
     s.preprocessing = j.at("preprocessing").get<std::string>();
-    s.images = j.at("images").get<int64_t>();
-    s.histogram_stride = j.value("histogram_stride", 1);
+    s.images = json_number_at<int64_t>(j, "images", file);
+    s.histogram_stride =
+        j.contains("histogram_stride") ? json_number_at<int>(j, "histogram_stride", file) : 1;
     EDGEQ_CHECK(s.histogram_stride >= 1, "stats file ", path, ": histogram_stride ",
                 s.histogram_stride, " is not positive");
     const nlohmann::json& values = j.at("values");

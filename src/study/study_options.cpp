@@ -11,6 +11,7 @@
 
 #include "core/comma_list.h"
 #include "core/error.h"
+#include "core/json_number.h"
 #include "ir/cut.h"
 
 namespace edgeq {
@@ -28,25 +29,10 @@ std::vector<std::string> list_value(const nlohmann::json& v, const std::string& 
   return out;
 }
 
+// 2.7, -1 for a count, 1e12 for an int: refused, not truncated or wrapped (core/json_number.h).
 template <typename T>
 T number_value(const nlohmann::json& v, const std::string& key) {
-  EDGEQ_CHECK(v.is_number(), "study config: '", key, "' must be a number");
-  if constexpr (std::is_integral_v<T>) {
-    // 2.7, -1 for a count, 1e12 for an int: refused, not truncated or wrapped.
-    const double d = v.get<double>();
-    EDGEQ_CHECK(v.is_number_integer() || d == std::floor(d), "study config: '", key,
-                "' must be a whole number, not ", v.dump());
-    EDGEQ_CHECK(d >= static_cast<double>(std::numeric_limits<T>::min()) &&
-                    d <= static_cast<double>(std::numeric_limits<T>::max()),
-                "study config: '", key, "' is out of range: ", v.dump());
-    if (v.is_number_integer()) {
-      EDGEQ_CHECK(v.is_number_unsigned() || v.get<int64_t>() >= 0 || std::is_signed_v<T>,
-                  "study config: '", key, "' must not be negative: ", v.dump());
-      return v.get<T>();
-    }
-    return static_cast<T>(d);
-  }
-  return v.get<T>();
+  return json_number<T>(v, "study config: '" + key + "'");
 }
 
 std::string string_value(const nlohmann::json& v, const std::string& key) {

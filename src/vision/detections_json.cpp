@@ -1,6 +1,7 @@
 #include "vision/detections_json.h"
 
 #include "core/error.h"
+#include "core/json_number.h"
 
 namespace edgeq {
 
@@ -34,15 +35,16 @@ std::vector<Detection> detections_from_json(const nlohmann::json& j, const std::
       Detection d;
       const auto& box = e.at("box");
       EDGEQ_CHECK(box.is_array() && box.size() == 4, at, ": \"box\" must hold 4 numbers");
-      for (int k = 0; k < 4; ++k) d.box[k] = box[k].get<float>();
-      d.score = e.at("score").get<float>();
-      d.cls = e.at("class").get<int>();
+      for (int k = 0; k < 4; ++k) d.box[k] = json_number<float>(box[k], at + ": \"box\"");
+      d.score = json_number_at<float>(e, "score", at);
+      d.cls = json_number_at<int>(e, "class", at);
       if (e.contains("keypoints")) {
         for (const auto& p : e["keypoints"]) {
           EDGEQ_CHECK(p.is_array() && (p.size() == 2 || p.size() == 3), at,
                       ": each keypoint must be [x, y] or [x, y, v]");
-          d.kpts.push_back(
-              {p[0].get<float>(), p[1].get<float>(), p.size() == 3 ? p[2].get<float>() : 1.0f});
+          const std::string kp = at + ": keypoint";
+          d.kpts.push_back({json_number<float>(p[0], kp), json_number<float>(p[1], kp),
+                            p.size() == 3 ? json_number<float>(p[2], kp) : 1.0f});
         }
       }
       out.push_back(std::move(d));
