@@ -103,10 +103,9 @@ class ConcatKernel : public Kernel {
     // fake-quant step, the block is quantized then too.
     // With re-encoding tables, an input's rows of a block are re-encoded in one pass into a
     // per-thread buffer first (long runs for the vector lookup), then copied like the others.
+    // Plain copies are blocked too: one row per block cost a heap allocation per NHWC pixel.
     const bool requant = !requant_.empty();
-    const bool blocked = observed_ || fq_.active() || requant;
-    const int64_t block =
-        blocked ? std::max<int64_t>(1, kBlockBytes / std::max<int64_t>(out_row, 1)) : 1;
+    const int64_t block = std::max<int64_t>(1, kBlockBytes / std::max<int64_t>(out_row, 1));
     const int64_t blocks = (outer + block - 1) / block;
 #pragma omp parallel for if (outer * out_row > (es == 1 ? kParallelBytes : kParallelNumel * 4))
     for (int64_t bk = 0; bk < blocks; ++bk) {
