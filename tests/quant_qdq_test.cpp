@@ -347,6 +347,10 @@ TEST(QuantQdq, OverridesExclusionsAndRefusals) {
   EXPECT_THROW(parse_overrides(R"({"a": {"bits": 16}})", "ov"), Error);
   EXPECT_THROW(parse_overrides(R"({"a": {"min": 1}})", "ov"), Error);
   EXPECT_THROW(parse_overrides(R"({"a": "int"})", "ov"), Error);
+  // 2^32 + 8 and 8.0: not the integer 8 (the first wrapped to 8 when read as int).
+  EXPECT_THROW(parse_overrides(R"({"a": {"bitwidth": 4294967304}})", "ov"), Error);
+  EXPECT_THROW(parse_overrides(R"({"a": {"bitwidth": 8.0}})", "ov"), Error);
+  EXPECT_EQ(parse_overrides(R"({"a": {"bitwidth": 16}})", "ov").at("a").bitwidth, 16);
   EXPECT_THROW(config_for_scheme("w4a8"), Error);
 }
 

@@ -18,15 +18,21 @@ const char* kSections[3] = {"activation_encodings", "param_encodings", "io_encod
 
 // ---- writing ----
 
+// An integer encoding both formats can hold, which the reader takes back: channels, all of one
+// bit width and symmetry (one tensor is stored in one integer type; 1.0.0 has one "bw").
+void check_writable(const std::string& name, const TensorEncoding& te) {
+  EDGEQ_CHECK(!te.channels.empty(), "encoding of '", name, "' has no channels");
+  for (const Encoding& e : te.channels)
+    EDGEQ_CHECK(e.bitwidth == te.channels[0].bitwidth && e.symmetric == te.channels[0].symmetric,
+                "encoding of '", name, "' mixes bit widths or symmetry across channels");
+}
+
 json entry_1_0_0(const std::string& name, const TensorEncoding& te) {
   if (te.is_float)
     return {
         {"name", name}, {"dtype", "FLOAT"}, {"enc_type", "PER_TENSOR"}, {"bw", te.float_bitwidth}};
-  EDGEQ_CHECK(!te.channels.empty(), "encoding of '", name, "' has no channels");
+  check_writable(name, te);
   const Encoding& e0 = te.channels[0];
-  for (const Encoding& e : te.channels)  // format 1.0.0 has one bit width and symmetry per tensor
-    EDGEQ_CHECK(e.bitwidth == e0.bitwidth && e.symmetric == e0.symmetric, "encoding of '", name,
-                "' mixes bit widths or symmetry across channels");
   json scale = json::array(), offset = json::array();
   for (const Encoding& e : te.channels) {
     scale.push_back(e.scale);
@@ -43,7 +49,7 @@ json entry_1_0_0(const std::string& name, const TensorEncoding& te) {
 
 json entry_0_6_1(const std::string& name, const TensorEncoding& te) {
   if (te.is_float) return json::array({{{"bitwidth", te.float_bitwidth}, {"dtype", "float"}}});
-  EDGEQ_CHECK(!te.channels.empty(), "encoding of '", name, "' has no channels");
+  check_writable(name, te);
   json list = json::array();
   for (const Encoding& e : te.channels)
     list.push_back({{"bitwidth", e.bitwidth},

@@ -69,10 +69,10 @@ std::map<std::string, TensorOverride> parse_overrides(const std::string& text,
       const std::string& key = f.key();
       const nlohmann::json& x = f.value();
       if (key == "bitwidth") {
-        const bool ok =
-            x.is_number_unsigned() && (x.get<uint64_t>() == 8 || x.get<uint64_t>() == 16);
+        // Compared as JSON values: get<int>() first would wrap 4294967304 to 8.
+        const bool ok = x.is_number_integer() && (x == 8 || x == 16);
         EDGEQ_CHECK(ok, what, ": tensor '", name, "': bitwidth must be 8 or 16");
-        o.bitwidth = static_cast<int>(x.get<uint64_t>());
+        o.bitwidth = x == 8 ? 8 : 16;
       } else if (key == "min" || key == "max") {
         EDGEQ_CHECK(x.is_number() && std::isfinite(x.get<double>()), what, ": tensor '", name,
                     "': ", key, " must be a finite number");
