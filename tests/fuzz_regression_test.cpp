@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/json_text.h"
 #include "core/npy.h"
 #include "ir/onnx_io.h"
 #include "quant/encoding.h"
@@ -111,6 +112,26 @@ TEST(FuzzRegression, StatsFormatFieldOfAnotherType) {
 TEST(FuzzRegression, StatsCountBeyondUint64) {
   expect_one_line_error([] { parse_stats(finding("fuzz_stats-97f9d817"), "f.cbor"); },
                         "is out of range");
+}
+
+// A CBOR stats file nesting arrays thousands deep: nlohmann's CBOR reader recursed once per
+// level and overflowed the stack (ASan stack-overflow; fuzz.sh, 240 s). core/json_text's
+// json_from_cbor stops at 64 levels.
+TEST(FuzzRegression, StatsNestedTooDeep) {
+  expect_one_line_error([] { parse_stats(finding("fuzz_stats-3466c44f"), "f.cbor"); },
+                        "is not an edgeq stats file");
+  std::string deep(100000, '\x81');  // an array of one element, 100000 times
+  deep += '\x01';
+  EXPECT_THROW(json_from_cbor(deep), nlohmann::json::parse_error);
+  std::string shallow(64, '\x81');
+  shallow += '\x01';
+  nlohmann::json j = json_from_cbor(shallow);
+  for (int i = 0; i < 64; ++i) j = j.at(0);
+  EXPECT_EQ(j, 1);
+  EXPECT_THROW(json_from_cbor(std::string(65, '\x81') + '\x01'), nlohmann::json::parse_error);
+  const nlohmann::json doc = {{"a", {1, 2.5, "x"}}};
+  const std::vector<uint8_t> cbor = nlohmann::json::to_cbor(doc);
+  EXPECT_EQ(json_from_cbor(std::string(cbor.begin(), cbor.end())), doc);
 }
 
 TEST(FuzzRegression, NpyShapeEntryThatIsNotANumber) {
@@ -227,6 +248,17 @@ TEST(FuzzRegression, OnnxNodeWithoutOutputs) {
 }
 
 // A value name with a newline in it made the planner's error two lines.
+// A Sigmoid node without outputs reached the SiLU fusion, which read its first output (UBSan:
+// reference binding to null; fuzz.sh, 240 s): the check now runs before any pass.
+TEST(FuzzRegression, OnnxSigmoidWithoutOutputs) {
+  expect_one_line_error(
+      [] {
+        Executor ex(parse_onnx(finding("fuzz_onnx-38d0e03e"), "f.onnx"));
+        ex.prepare();
+      },
+      "has no outputs");
+}
+
 TEST(FuzzRegression, OnnxNameWithNewlineKeepsTheErrorOneLine) {
   expect_one_line_error(
       [] {

@@ -207,4 +207,54 @@ json parse_json_text(std::string_view text) {
   return map_strings(json::parse(pre), unmark);
 }
 
+namespace {
+
+// nlohmann's DOM builder, refusing to open a level past the limit (returning false stops the
+// reader before it recurses further).
+class DepthLimitedSax {
+ public:
+  DepthLimitedSax(json& out, int max_depth) : dom_(out, true), max_depth_(max_depth) {}
+  bool null() { return dom_.null(); }
+  bool boolean(bool v) { return dom_.boolean(v); }
+  bool number_integer(json::number_integer_t v) { return dom_.number_integer(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return dom_.number_unsigned(v); }
+  bool number_float(json::number_float_t v, const std::string& s) {
+    return dom_.number_float(v, s);
+  }
+  bool string(json::string_t& v) { return dom_.string(v); }
+  bool binary(json::binary_t& v) { return dom_.binary(v); }
+  bool start_object(std::size_t n) { return deeper() && dom_.start_object(n); }
+  bool key(json::string_t& v) { return dom_.key(v); }
+  bool end_object() { return --depth_, dom_.end_object(); }
+  bool start_array(std::size_t n) { return deeper() && dom_.start_array(n); }
+  bool end_array() { return --depth_, dom_.end_array(); }
+  template <class Exception>
+  bool parse_error(std::size_t position, const std::string& token, const Exception& ex) {
+    return dom_.parse_error(position, token, ex);
+  }
+  bool too_deep() const { return too_deep_; }
+
+ private:
+  bool deeper() {
+    too_deep_ = ++depth_ > max_depth_;
+    return !too_deep_;
+  }
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+  int depth_ = 0, max_depth_;
+  bool too_deep_ = false;
+};
+
+}  // namespace
+
+json json_from_cbor(std::string_view bytes, int max_depth) {
+  json out;
+  DepthLimitedSax sax(out, max_depth);
+  const bool ok = json::sax_parse(bytes.begin(), bytes.end(), &sax, json::input_format_t::cbor);
+  if (sax.too_deep())
+    throw json::parse_error::create(
+        113, 0, "CBOR nested deeper than " + std::to_string(max_depth) + " levels", nullptr);
+  if (!ok) throw json::parse_error::create(110, 0, "incomplete CBOR", nullptr);
+  return out;
+}
+
 }  // namespace edgeq

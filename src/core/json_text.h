@@ -23,4 +23,9 @@ std::string json_text(const nlohmann::json& j, int indent = -1);
 // stands for: the inverse of json_text.
 nlohmann::json parse_json_text(std::string_view text);
 
+// Parses CBOR as nlohmann::json::from_cbor does (and throws its exceptions), refusing nesting
+// deeper than `max_depth` arrays and objects with a parse_error before going further: nlohmann's
+// CBOR reader recurses once per level, so a file of nested arrays overflowed the stack.
+nlohmann::json json_from_cbor(std::string_view bytes, int max_depth = 64);
+
 }  // namespace edgeq

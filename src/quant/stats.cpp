@@ -91,7 +91,7 @@ Stats parse_stats(const std::string& bytes, const std::string& path) {
     if (first != std::string::npos && bytes[first] == '{')
       j = parse_json_text(bytes);
     else
-      j = nlohmann::json::from_cbor(bytes);
+      j = json_from_cbor(bytes);
   } catch (const nlohmann::json::exception&) {
     fail("stats file ", path, " is not an edgeq stats file (neither CBOR nor JSON)");
   }

@@ -80,6 +80,9 @@ void Executor::prepare() {
   p.threads = threads();
   Graph g = graph_;
   g.sort_topologically();
+  // Every pass below reads a node's first output (a fuzzed model's Sigmoid without one crashed
+  // the SiLU fusion).
+  for (const Node& n : g.nodes) EDGEQ_CHECK(!n.outputs.empty(), n.describe(), ": has no outputs");
 
   ShapePass shapes = infer_and_fold(g);
   p.descs = std::move(shapes.descs);

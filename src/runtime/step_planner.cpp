@@ -131,7 +131,6 @@ class StepPlanner {
   }
 
   void plan_node(const Node& node) {
-    EDGEQ_CHECK(!node.outputs.empty(), node.describe(), ": has no outputs");
     std::vector<ValueDesc> in_descs;
     for (const auto& name : node.inputs)
       in_descs.push_back(name.empty() ? ValueDesc{DType::kUndefined, {}, nullptr} : p_.descs[name]);
