@@ -91,7 +91,7 @@ void transpose(const Tensor& src, Tensor& dst, int64_t batch, int64_t rows, int6
   check(src, dst, seen);
   if (dtype_size(src.dtype()) == 1 && rows <= 64)
     transpose_few_rows(src.data<uint8_t>(), dst.data<uint8_t>(), batch, rows, cols);
-  else if (dtype_size(src.dtype()) == 4 && rows == 3 && src.dtype() == DType::kFloat32)
+  else if (src.dtype() == DType::kFloat32 && rows == 3)
     transpose_three_rows(src.data<float>(), dst.data<float>(), batch, cols, seen);
   else if (dtype_size(src.dtype()) == 1)
     transpose_batched(src.data<uint8_t>(), dst.data<uint8_t>(), batch, rows, cols, nullptr);
