@@ -1,5 +1,7 @@
-// Inner loops of the int8 kernels at each SIMD level this CPU has (core/simd.h): the byte table
-// lookup (QLut, Concat re-encoding) over a 160x160x32 activation's bytes.
+// Inner loops at each SIMD level this CPU has (core/simd.h): the byte table lookup of the int8
+// kernels (QLut, Concat re-encoding) over a 160x160x32 activation's bytes, and the NHWC -> NCHW
+// layout conversion of a float head output (yolo11n-pose's 80x80 boxes-and-score Concat, 65
+// channels; one thread).
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -7,6 +9,7 @@
 
 #include "core/simd.h"
 #include "runtime/kernels/byte_lut.h"
+#include "runtime/layout.h"
 
 namespace edgeq {
 namespace {
@@ -30,6 +33,23 @@ void BM_ByteLut(benchmark::State& state) {
   set_simd_level(saved);
 }
 BENCHMARK(BM_ByteLut)->DenseRange(0, 2);
+
+void BM_NhwcToNchw(benchmark::State& state) {
+  const auto level = static_cast<SimdLevel>(state.range(0));
+  if (level > simd_supported()) return state.SkipWithError("this CPU lacks the level");
+  const SimdLevel saved = simd_level();
+  set_simd_level(level);
+  Tensor x(DType::kFloat32, {1, 80, 80, 65}), y(DType::kFloat32, {1, 65, 80, 80});
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(i);
+  for (auto _ : state) {
+    nhwc_to_nchw(x, y);
+    benchmark::DoNotOptimize(y.raw());
+  }
+  state.SetBytesProcessed(state.iterations() * x.numel() * 4);
+  state.SetLabel(simd_level_name(level));
+  set_simd_level(saved);
+}
+BENCHMARK(BM_NhwcToNchw)->DenseRange(0, 2);
 
 }  // namespace
 }  // namespace edgeq

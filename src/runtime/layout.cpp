@@ -4,12 +4,13 @@
 
 #include "core/error.h"
 #include "runtime/interleave3.h"
+#include "runtime/transpose_tile.h"
 
 namespace edgeq {
 namespace {
 
 // Transposes each of `batch` row-major [rows, cols] matrices of T (4-byte floats or 1-byte codes),
-// in 32 x 32 tiles.
+// in 32 x 32 tiles (4-byte ones by runtime/transpose_tile).
 // The work items are blocks of 32 rows by up to kColBlock columns (so a matrix of few rows, such
 // as an RGB image, still splits across threads); `seen` gets each block's source rows after use.
 template <typename T>
@@ -29,8 +30,12 @@ void transpose_batched(const T* src, T* dst, int64_t batch, int64_t rows, int64_
         const int64_t c0 = cb * col_block, c_last = std::min(cols, c0 + col_block);
         for (int64_t ct = c0; ct < c_last; ct += kTile) {
           const int64_t c_end = std::min(c_last, ct + kTile);
-          for (int64_t r = r0; r < r_end; ++r)
-            for (int64_t c = ct; c < c_end; ++c) d[c * rows + r] = s[r * cols + c];
+          if constexpr (sizeof(T) == 4)
+            transpose_tile(s + r0 * cols + ct, cols, d + ct * rows + r0, rows, r_end - r0,
+                           c_end - ct);
+          else
+            for (int64_t r = r0; r < r_end; ++r)
+              for (int64_t c = ct; c < c_end; ++c) d[c * rows + r] = s[r * cols + c];
         }
         if constexpr (sizeof(T) != sizeof(float)) continue;
         if (!seen) continue;
