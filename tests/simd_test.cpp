@@ -214,21 +214,34 @@ TEST(Simd, ThreeChannelLayoutConversionAtEveryLevel) {
   }
 }
 
-// NHWC <-> NCHW of floats (runtime/transpose_tile: 8 x 8 register blocks, scalar edges) at every
-// level, both directions against index arithmetic: sizes below, at and past the 8-element blocks
-// and the 32-element tiles, a channel count past the 4096-column block, and a batch.
+// NHWC <-> NCHW of floats (runtime/transpose_tile: 8 x 8 register blocks, scalar edges; one
+// channel or one pixel: a copy) at every level, both directions against index arithmetic: sizes
+// below, at and past the 8-element blocks and the 32-element tiles, a channel count past the
+// 4096-column block, batches; the observer sees each source value once.
 TEST(Simd, LayoutConversionAtEveryLevel) {
   LevelGuard guard;
   for (SimdLevel l : levels()) {
     set_simd_level(l);
     for (Shape s : {Shape{1, 1, 1, 1}, Shape{1, 7, 1, 9}, Shape{1, 8, 2, 4}, Shape{1, 65, 80, 80},
-                    Shape{2, 51, 5, 7}, Shape{1, 33, 31, 1}, Shape{1, 4100, 3, 5}}) {
+                    Shape{2, 51, 5, 7}, Shape{1, 33, 31, 1}, Shape{1, 4100, 3, 5},
+                    Shape{2, 1, 5, 7}, Shape{2, 9, 1, 1}}) {
       const int64_t n = s[0], c = s[1], hw = s[2] * s[3];
       Tensor x(DType::kFloat32, s);
       for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = float(i) + 0.25f;
       Tensor y(DType::kFloat32, {n, s[2], s[3], c}), back(DType::kFloat32, s);
-      nchw_to_nhwc(x, y);
+      std::mutex m;
+      double seen_sum = 0, sum = 0;
+      int64_t seen_n = 0;
+      const LayoutObserver seen = [&](const float* v, int64_t k) {
+        std::lock_guard<std::mutex> lock(m);
+        for (int64_t i = 0; i < k; ++i) seen_sum += v[i];
+        seen_n += k;
+      };
+      nchw_to_nhwc(x, y, &seen);
       nhwc_to_nchw(y, back);
+      for (int64_t i = 0; i < x.numel(); ++i) sum += x.data<float>()[i];
+      EXPECT_EQ(seen_n, x.numel()) << simd_level_name(l) << " " << shape_str(s);
+      EXPECT_EQ(seen_sum, sum) << simd_level_name(l) << " " << shape_str(s);
       int64_t wrong = 0, wrong_back = 0;
       for (int64_t a = 0; a < n; ++a)
         for (int64_t k = 0; k < c; ++k)
