@@ -56,17 +56,20 @@ const med = xs => { const s = xs.slice().sort((a, b) => a - b); const m = (s.len
 const rounds = +process.argv[5];
 const mom = prefix => med([...Array(rounds).keys()].map(r => med(read(`${prefix}_${r + 1}.json`).samples_ms)));
 console.log(`model ${process.argv[3]}  threads ${process.argv[4]}  edgeq simd ${read("edgeq_0_1.json").simd}  ORT ${read("ort_fp32_1.json").ort_version}`);
-console.log("model   edgeq exec   edgeq median   ORT median   edgeq/ORT   edgeq/edgeq FP32");
+console.log("model   edgeq exec   edgeq median   ORT median   edgeq/ORT   edgeq/edgeq FP32   edgeq/ORT per round");
 let fp32 = 0;
 rows.forEach((row, i) => {
   const [name, , exec] = row.split(":");
   const e = mom(`edgeq_${i}`);
   const o = mom(`ort_${name}`);
   if (i === 0) fp32 = e;
+  const per = [...Array(rounds).keys()].map(r => (med(read(`edgeq_${i}_${r + 1}.json`).samples_ms) /
+                                                 med(read(`ort_${name}_${r + 1}.json`).samples_ms)).toFixed(3));
   console.log(`${name.padEnd(7)} ${exec.padEnd(12)} ${e.toFixed(2).padStart(9)} ms ${o.toFixed(2).padStart(9)} ms` +
-              `   ${(e / o).toFixed(3).padStart(7)}   ${(e / fp32).toFixed(3).padStart(10)}`);
+              `   ${(e / o).toFixed(3).padStart(7)}   ${(e / fp32).toFixed(3).padStart(10)}         ${per.join(" ")}`);
 });
-console.log(`(median of ${rounds} alternating rounds, each its median; ORT runs each file once per round with its own kernels; w8a8 = --saturation-safe)`);
+console.log(`(median of ${rounds} alternating rounds, each its median; ORT runs each file once per round with its own kernels; w8a8 = --saturation-safe;`);
+console.log(" per-round ratios far apart mean a noisy host: run again)");
 ' "$tmp" "$ROWS" "$MODEL" "$THREADS" "$ROUNDS"
 }
 table
