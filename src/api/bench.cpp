@@ -121,7 +121,7 @@ BenchReport bench(const Model& model, const BenchOptions& o) {
   BenchReport r = report_for(model, o);
   r.notices = ex.notices();
   r.peak_rss_bytes = peak_rss_bytes();
-  if (o.profile) add_profile(ex.profile(), o.runs + o.warmup, r);
+  if (o.profile) add_profile(ex.profile(), o.runs, r);
   r.threads = ex.threads();
   r.min_ms = lat.min_ms, r.median_ms = lat.median_ms, r.p95_ms = lat.p95_ms;
   r.plan_ms = lat.prepare_ms, r.throughput_ms_per_run = lat.mean_ms;

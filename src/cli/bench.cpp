@@ -85,7 +85,7 @@ void register_bench(CLI::App& app) {
                   "throughput instead of latency")
       ->capture_default_str();
   cmd->add_option("--json", a->json, "also write the numbers as JSON");
-  cmd->add_flag("--profile", a->o.profile, "time each op type (adds a little overhead)");
+  cmd->add_flag("--profile", a->o.profile, "time each op type over the timed runs (adds a little overhead)");
   add_ledger_options(cmd, a->ledger);
   cmd->callback([a] { run_bench(*a); });
 }

@@ -208,6 +208,11 @@ std::vector<StepTime> Executor::profile() const {
   return out;
 }
 
+void Executor::reset_profile() {
+  if (plan_)
+    for (Step& s : plan_->steps) s.ms = 0;
+}
+
 bool Executor::needs_logical_view(const std::string& value) const {
   for (const char* key : {value.c_str(), "*"})
     if (auto it = hooks_.find(key); it != hooks_.end())

@@ -104,8 +104,10 @@ class Executor {
   // Runs from the next run on with `threads` (1 to threads()): fewer threads give the same results
   // (the thread-determinism tests), so a pipeline can hand a core to its other stages.
   void set_threads(int threads);
-  // Per-step times accumulated over runs when ExecutorOptions::profile is set.
+  // Per-step times accumulated over runs when ExecutorOptions::profile is set (the first run's
+  // include building the kernels' primitives: reset_profile() after warm-up runs drops them).
   std::vector<StepTime> profile() const;
+  void reset_profile();
   // After planning: the values the plan keeps in memory (its own buffer or an alias of one), in
   // plan order. Values fused away (a Conv output absorbed by its SiLU, a Sigmoid inside a fused
   // SiLU, a QuantizeLinear's codes) are not among them.

@@ -42,6 +42,7 @@ LatencyResult measure_latency(Executor& ex, const std::map<std::string, Tensor>&
   ex.prepare();
   r.prepare_ms = ms_since(t0);
   for (int i = 0; i < warmup; ++i) ex.run(inputs);
+  if (warmup > 0) ex.reset_profile();
   for (int i = 0; i < runs; ++i) {
     auto s = std::chrono::steady_clock::now();
     ex.run(inputs);

@@ -21,7 +21,8 @@ struct LatencyResult {
 // takes as float: runtime/float_io.h) uniform in [0, 1) from a fixed seed, others zero.
 std::map<std::string, Tensor> random_inputs(const Graph& g);
 
-// Plans `ex` (timed), runs it `warmup` times, then `runs` timed runs on `inputs`.
+// Plans `ex` (timed), runs it `warmup` times, then `runs` timed runs on `inputs`; with warm-up
+// runs, a profiling executor's step times are those of the timed runs only.
 LatencyResult measure_latency(Executor& ex, const std::map<std::string, Tensor>& inputs, int runs,
                               int warmup);
 
