@@ -265,6 +265,9 @@ TEST(Api, BenchReportsWhatTheProgramWrites) {
     EXPECT_TRUE(got.contains(timing) && expected.contains(timing)) << timing;
     got.erase(timing), expected.erase(timing);
   }
+  ASSERT_TRUE(got.contains("profile"));  // asked of the API, not of the program
+  const nlohmann::json profile = got["profile"];
+  got.erase("profile");
   EXPECT_EQ(got, expected);
   EXPECT_EQ(rep.samples_ms.size(), 2u);
   EXPECT_LE(rep.min_ms, rep.median_ms);
@@ -281,7 +284,20 @@ TEST(Api, BenchReportsWhatTheProgramWrites) {
     }
   }
   EXPECT_GT(ops_ms, 0);
-  EXPECT_LE(rep.steps.size(), 40u);
+  // Every step, slowest first, adding up to the ops; the JSON holds the same.
+  double steps_ms = 0;
+  for (size_t i = 0; i < rep.steps.size(); ++i) {
+    steps_ms += rep.steps[i].ms_per_run;
+    if (i > 0) {
+      EXPECT_GE(rep.steps[i - 1].ms_per_run, rep.steps[i].ms_per_run);
+    }
+  }
+  EXPECT_GT(rep.steps.size(), 40u);
+  EXPECT_NEAR(steps_ms, ops_ms, 1e-9 * ops_ms);
+  ASSERT_EQ(profile["steps"].size(), rep.steps.size());
+  ASSERT_EQ(profile["ops"].size(), rep.ops.size());
+  EXPECT_EQ(profile["steps"][0]["step"], rep.steps[0].step);
+  EXPECT_EQ(profile["ops"][0]["op"], "Conv");
   o.profile = false, o.workers = 2;
   const BenchReport two = bench(Model::load(f.model), o);
   EXPECT_EQ(two.workers, 2);

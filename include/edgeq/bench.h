@@ -35,7 +35,8 @@ struct BenchReport {
   uint64_t peak_rss_bytes = 0, arena_bytes = 0, weight_bytes = 0;  // arena, weights: one worker
   int64_t input_bytes_per_frame = 0, output_bytes_per_frame = 0;   // one worker
   bool quantized_io = false;  // codes in and out (a model written with quantize_io)
-  // With profile: time per run of each op type (largest first) and of each step (slowest first).
+  // With profile: time per run (timed runs only) of each op type (largest first) and of each
+  // step (slowest first; all of them).
   struct OpTime {
     std::string op;
     int steps = 0;

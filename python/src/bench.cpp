@@ -50,8 +50,8 @@ void bind_bench(py::module_& m) {
   py::class_<R>(m, "BenchReport", R"doc(Latency and memory of a model (edgeq.bench()).
 
 One worker: min_ms, median_ms, p95_ms, samples_ms, plan_ms, arena_bytes, weight_bytes,
-input_bytes_per_frame, output_bytes_per_frame, quantized_io; with profile, ops (op, steps,
-ms_per_run; largest first) and steps (the slowest). Several workers: throughput_ms_per_run (wall
+input_bytes_per_frame, output_bytes_per_frame, quantized_io; with profile (timed runs only),
+ops (op, steps, ms_per_run; largest first) and steps (all, slowest first). Several workers: throughput_ms_per_run (wall
 time per run). Always peak_rss_bytes, threads (per worker), notices. to_dict() is what
 `edgeq bench --json` writes.)doc")
       .def_readonly("model", &R::model)

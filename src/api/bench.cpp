@@ -56,7 +56,7 @@ double run_workers(const Graph& g, const std::map<std::string, Tensor>& inputs, 
   return ms_since(t0) / o.runs;
 }
 
-// Time per run of each op type (largest first) and of the 40 slowest steps.
+// Time per run of each op type (largest first) and of each step (slowest first).
 void add_profile(const std::vector<StepTime>& steps, int runs, BenchReport& r) {
   std::map<std::string, BenchReport::OpTime> by_op;
   for (const StepTime& s : steps) {
@@ -71,7 +71,15 @@ void add_profile(const std::vector<StepTime>& steps, int runs, BenchReport& r) {
   for (const StepTime& s : steps) r.steps.push_back({s.what, s.ms / runs});
   std::stable_sort(r.steps.begin(), r.steps.end(),
                    [](const auto& a, const auto& b) { return a.ms_per_run > b.ms_per_run; });
-  r.steps.resize(std::min<size_t>(r.steps.size(), 40));
+}
+
+// The profile as JSON: {"ops": [{op, steps, ms_per_run}], "steps": [{step, ms_per_run}]}.
+nlohmann::json profile_json(const BenchReport& r) {
+  nlohmann::json ops = nlohmann::json::array(), steps = nlohmann::json::array();
+  for (const auto& t : r.ops)
+    ops.push_back({{"op", t.op}, {"steps", t.steps}, {"ms_per_run", t.ms_per_run}});
+  for (const auto& s : r.steps) steps.push_back({{"step", s.step}, {"ms_per_run", s.ms_per_run}});
+  return {{"ops", ops}, {"steps", steps}};
 }
 
 // What every report names: the model, the options, the SIMD level.
@@ -130,25 +138,26 @@ BenchReport bench(const Model& model, const BenchOptions& o) {
   const IoBytes io = io_bytes(g, [&](const std::string& v) { return ex.desc(v).shape; });
   r.input_bytes_per_frame = io.in, r.output_bytes_per_frame = io.out;
   r.quantized_io = !coded_io(g).empty();
-  const nlohmann::json j = {{"model", r.model},
-                            {"threads", r.threads},
-                            {"exec", r.exec},
-                            {"emulate", r.emulate},
-                            {"simd", r.simd},
-                            {"workers", 1},
-                            {"runs", r.runs},
-                            {"warmup", r.warmup},
-                            {"min_ms", r.min_ms},
-                            {"median_ms", r.median_ms},
-                            {"p95_ms", r.p95_ms},
-                            {"throughput_ms_per_run", r.throughput_ms_per_run},
-                            {"plan_ms", r.plan_ms},
-                            {"peak_rss_bytes", r.peak_rss_bytes},
-                            {"arena_bytes", r.arena_bytes},
-                            {"weight_bytes", r.weight_bytes},
-                            {"input_bytes_per_frame", r.input_bytes_per_frame},
-                            {"output_bytes_per_frame", r.output_bytes_per_frame},
-                            {"samples_ms", r.samples_ms}};
+  nlohmann::json j = {{"model", r.model},
+                      {"threads", r.threads},
+                      {"exec", r.exec},
+                      {"emulate", r.emulate},
+                      {"simd", r.simd},
+                      {"workers", 1},
+                      {"runs", r.runs},
+                      {"warmup", r.warmup},
+                      {"min_ms", r.min_ms},
+                      {"median_ms", r.median_ms},
+                      {"p95_ms", r.p95_ms},
+                      {"throughput_ms_per_run", r.throughput_ms_per_run},
+                      {"plan_ms", r.plan_ms},
+                      {"peak_rss_bytes", r.peak_rss_bytes},
+                      {"arena_bytes", r.arena_bytes},
+                      {"weight_bytes", r.weight_bytes},
+                      {"input_bytes_per_frame", r.input_bytes_per_frame},
+                      {"output_bytes_per_frame", r.output_bytes_per_frame},
+                      {"samples_ms", r.samples_ms}};
+  if (o.profile) j["profile"] = profile_json(r);
   r.json = json_text(j, 2);
   return r;
 }

@@ -4,6 +4,8 @@
 //                                                              -> OUTDIR/<output>.npy
 //     NAME=a.npy,b.npy,... runs once per file (one session): OUTDIR/<k>/<output>.npy
 //   node ort_run.js bench [--opt LEVEL] MODEL THREADS RUNS WARMUP -> JSON latency line
+//   node ort_run.js profile [--opt LEVEL] MODEL THREADS RUNS WARMUP -> JSON: ORT's profiler's
+//     time per timed run of each node as ORT ran it (after its fusions), and its runs' median
 // --opt: ORT's graph optimization level, disabled | basic | extended | all (default all, ORT's
 // own default). "basic" keeps QDQ as DequantizeLinear -> float op -> QuantizeLinear, the exact
 // QDQ formula; "all" fuses 8-bit QDQ into ORT's int8 kernels, which on x86 CPUs without VNNI add
@@ -75,10 +77,7 @@ async function run(opt, model, outdir, feeds) {
   }
 }
 
-async function bench(opt, model, threads, runs, warmup) {
-  const opts = {intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential',
-                graphOptimizationLevel: opt};
-  const session = await ort.InferenceSession.create(model, opts);
+function benchInputs(session) {
   const meta = session.inputMetadata ? session.inputMetadata : null;
   const inputs = {};
   for (let i = 0; i < session.inputNames.length; ++i) {
@@ -91,6 +90,20 @@ async function bench(opt, model, threads, runs, warmup) {
     for (let k = 0; k < n; ++k) { s = (s * 1103515245 + 12345) % 2147483648; data[k] = s / 2147483648; }
     inputs[name] = new ort.Tensor('float32', data, dims);
   }
+  return inputs;
+}
+
+function sessionOptions(opt, threads) {
+  return {intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential',
+          graphOptimizationLevel: opt};
+}
+
+const median = xs => { const s = xs.slice().sort((a, b) => a - b); const m = (s.length - 1) / 2;
+                       return (s[Math.floor(m)] + s[Math.ceil(m)]) / 2; };
+
+async function bench(opt, model, threads, runs, warmup) {
+  const session = await ort.InferenceSession.create(model, sessionOptions(opt, threads));
+  const inputs = benchInputs(session);
   for (let i = 0; i < warmup; ++i) await session.run(inputs);
   const ms = [];
   for (let i = 0; i < runs; ++i) {
@@ -105,6 +118,38 @@ async function bench(opt, model, threads, runs, warmup) {
                               min_ms: ms[0], median_ms: q(0.5), p95_ms: q(0.95), samples_ms: ms}));
 }
 
+// ORT's profiler writes one event per node and run (name '<node>_kernel_time', dur in us) and one
+// 'model_run' per run, into a file of its own; the warm-up runs' events are dropped.
+async function profile(opt, model, threads, runs, warmup) {
+  const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'ort-profile-'));
+  try {
+    const session = await ort.InferenceSession.create(
+        model, {...sessionOptions(opt, threads), enableProfiling: true,
+                profileFilePrefix: path.join(dir, 'p')});
+    const inputs = benchInputs(session);
+    for (let i = 0; i < warmup + runs; ++i) await session.run(inputs);
+    session.endProfiling();
+    const file = fs.readdirSync(dir).find(f => f.endsWith('.json'));
+    if (!file) throw new Error('ONNX Runtime wrote no profile');
+    const events = JSON.parse(fs.readFileSync(path.join(dir, file)));
+    const runMs = events.filter(e => e.cat === 'Session' && e.name === 'model_run')
+                      .slice(warmup).map(e => e.dur / 1000);
+    const nodes = new Map();  // in order of first appearance
+    for (const e of events) {
+      if (e.cat !== 'Node' || !e.name.endsWith('_kernel_time')) continue;
+      const name = e.name.slice(0, -'_kernel_time'.length);
+      if (!nodes.has(name)) nodes.set(name, {node: name, op: e.args.op_name, seen: 0, ms: 0});
+      const n = nodes.get(name);
+      if (n.seen++ >= warmup) n.ms += e.dur / 1000;
+    }
+    console.log(JSON.stringify({
+      ort_version: ort.env.versions.common, threads, runs, run_median_ms: median(runMs),
+      nodes: [...nodes.values()].map(n => ({node: n.node, op: n.op, ms_per_run: n.ms / runs}))}));
+  } finally {
+    fs.rmSync(dir, {recursive: true, force: true});
+  }
+}
+
 const LEVELS = ['disabled', 'basic', 'extended', 'all'];
 const [cmd, ...rest] = process.argv.slice(2);
 let opt = 'all';
@@ -116,5 +161,6 @@ if (args[0] === '--opt') {
 (!LEVELS.includes(opt) ? Promise.reject(new Error(`--opt must be one of ${LEVELS.join(', ')}`))
  : cmd === 'run' ? run(opt, args[0], args[1], args.slice(2))
  : cmd === 'bench' ? bench(opt, args[0], Number(args[1]), Number(args[2]), Number(args[3]))
- : Promise.reject(new Error('usage: ort_run.js run|bench [--opt LEVEL] ...')))
+ : cmd === 'profile' ? profile(opt, args[0], Number(args[1]), Number(args[2]), Number(args[3]))
+ : Promise.reject(new Error('usage: ort_run.js run|bench|profile [--opt LEVEL] ...')))
   .catch(e => { console.error('ort_run: ' + e.message); process.exit(1); });
