@@ -217,14 +217,14 @@ TEST(Simd, ThreeChannelLayoutConversionAtEveryLevel) {
 // NHWC <-> NCHW of floats (runtime/transpose_tile: 8 x 8 register blocks, scalar edges; one
 // channel or one pixel: a copy) at every level, both directions against index arithmetic: sizes
 // below, at and past the 8-element blocks and the 32-element tiles, a channel count past the
-// 4096-column block, batches; the observer sees each source value once.
+// 4096-column block, batches, empty tensors; the observer sees each source value once.
 TEST(Simd, LayoutConversionAtEveryLevel) {
   LevelGuard guard;
   for (SimdLevel l : levels()) {
     set_simd_level(l);
     for (Shape s : {Shape{1, 1, 1, 1}, Shape{1, 7, 1, 9}, Shape{1, 8, 2, 4}, Shape{1, 65, 80, 80},
                     Shape{2, 51, 5, 7}, Shape{1, 33, 31, 1}, Shape{1, 4100, 3, 5},
-                    Shape{2, 1, 5, 7}, Shape{2, 9, 1, 1}}) {
+                    Shape{2, 1, 5, 7}, Shape{2, 9, 1, 1}, Shape{1, 1, 0, 5}, Shape{1, 6, 0, 3}}) {
       const int64_t n = s[0], c = s[1], hw = s[2] * s[3];
       Tensor x(DType::kFloat32, s);
       for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = float(i) + 0.25f;

@@ -95,7 +95,8 @@ void transpose_three_rows(const float* src, float* dst, int64_t batch, int64_t c
 void transpose(const Tensor& src, Tensor& dst, int64_t batch, int64_t rows, int64_t cols,
                const LayoutObserver* seen) {
   check(src, dst, seen);
-  if (rows == 1 || cols == 1) {  // one channel, or one pixel: the same order in both layouts
+  if (rows == 1 || cols == 1) {    // one channel, or one pixel: the same order in both layouts
+    if (src.numel() == 0) return;  // (an empty tensor may have no buffer)
     std::memcpy(dst.raw(), src.raw(), src.nbytes());
     if (seen) (*seen)(src.data<float>(), src.numel());
     return;
