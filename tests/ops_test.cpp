@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -385,6 +386,12 @@ std::vector<Case> table() {
        "MaxPool",
        {f({2, 3, 7, 6})},
        with(pool({3, 3}, {2, 2}, {1, 0, 1, 0}), attr_i("ceil_mode", 1)),
+       17,
+       kNHWC},
+      {"MaxPool_nhwc_dilated_strided",
+       "MaxPool",
+       {f({2, 19, 11, 13})},
+       with(pool({3, 2}, {2, 3}, {2, 1, 2, 0}), attr_is("dilations", {2, 3})),
        17,
        kNHWC},
       {"MaxPool_nhwc_same",
@@ -791,6 +798,39 @@ TEST(OpsResize, AlignCornersWithScalesUsesTheUnroundedLength) {
   ASSERT_EQ(y.shape(), (Shape{1, 1, 1, 2}));
   EXPECT_FLOAT_EQ(y.data<float>()[0], 1.0f);
   EXPECT_NEAR(y.data<float>()[1], 1.0f + 3.0f / 1.4f, 1e-6);  // x = 1 * (4 - 1) / 1.4
+}
+
+// NHWC MaxPool runs separably (columns, then rows); it must give the plain window-at-a-time
+// result bit for bit where order shows: ties of -0 and +0 (the first in row-major order wins),
+// NaN (ignored), -inf, and windows over padding.
+TEST(OpsMaxPool, NhwcGivesThePlainBitsOnTiesAndNaN) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const float pattern[] = {0.0f, -0.0f, nan, -inf, -0.0f, 0.0f, 1.0f, -1.0f, nan, 0.0f, -0.0f};
+  Tensor x(DType::kFloat32, {1, 5, 7, 6});
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = pattern[(i * 7 + i / 13) % 11];
+  using A = std::map<std::string, Attribute>;
+  for (const A& attrs : {A{attr_is("kernel_shape", {3, 3}), attr_is("pads", {1, 1, 1, 1})},
+                         A{attr_is("kernel_shape", {2, 3}), attr_is("strides", {2, 1}),
+                           attr_is("pads", {0, 2, 1, 0})},
+                         A{attr_is("kernel_shape", {2, 2}), attr_is("strides", {1, 2}),
+                           attr_is("pads", {1, 1, 1, 1}), attr_is("dilations", {2, 2})}}) {
+    In activation = fixed(x);
+    activation.constant = false;  // an activation: the NHWC kernel gets it converted
+    Case plain{"plain", "MaxPool", {activation}, attrs, 17};
+    Case nhwc = plain;
+    nhwc.layout = kNHWC;
+    KernelRun a, b;
+    build_and_run(plain, a);
+    build_and_run(nhwc, b);
+    const Tensor &ya = a.outputs.at(0), &yb = b.outputs.at(0);
+    ASSERT_EQ(ya.shape(), yb.shape());
+    int64_t differ = 0;
+
+    for (int64_t i = 0; i < ya.numel(); ++i)
+      differ += std::memcmp(ya.data<float>() + i, yb.data<float>() + i, sizeof(float)) != 0;
+    EXPECT_EQ(differ, 0) << shape_str(ya.shape());
+  }
 }
 
 // Bad attributes, shapes or inputs fail with one line naming the node and the problem.

@@ -5,6 +5,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/simd.h"
 #include "runtime/kernel.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/registry.h"
@@ -85,6 +86,15 @@ PoolGeom read_geom(const KernelInit& init, Shape& out_shape) {
 
 enum class PoolKind { kMax, kAvg };
 
+// y[i] = std::max(y[i], x[i]) for n values (a tie, or a NaN in x, keeps y), in SIMD clones.
+template <typename T>
+EDGEQ_ALWAYS_INLINE void max_into_body(T* y, const T* x, int64_t n) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) y[i] = std::max(y[i], x[i]);
+}
+EDGEQ_SIMD_CLONES(template <typename T>, void, max_into, max_into_body<T>,
+                  (T * y, const T* x, int64_t n), (y, x, n))
+
 class PoolKernel : public Kernel {
  public:
   PoolKernel(const KernelInit& init, PoolKind kind) : kind_(kind) {
@@ -150,8 +160,10 @@ class PoolKernel : public Kernel {
   }
 
   template <typename T>
-  void run_as(const T* x, T* y) const {
-    if (nhwc_)
+  void run_as(const T* x, T* y) {
+    if (nhwc_ && kind_ == PoolKind::kMax)
+      run_nhwc_max(x, y);
+    else if (nhwc_)
       run_nhwc(x, y);
     else
       run_nchw(x, y);
@@ -232,10 +244,49 @@ class PoolKernel : public Kernel {
     }
   }
 
+  // MaxPool on NHWC, separably: each input row's max over the window's columns (rows_max_,
+  // [N,H,OW,C]), then each output row's max over the window's rows of those, whole rows of
+  // OW x C values at a time. Both passes take taps in ascending order and keep the first of equal
+  // values, so the result is the one window-at-a-time pass's to the bit (the first maximum in
+  // row-major order; -0 against +0 too), with k_h + k_w steps per output instead of k_h x k_w.
+  template <typename T>
+  void run_nhwc_max(const T* x, T* y) {
+    const Axis &h = g_.h, &w = g_.w;
+    const int64_t C = g_.c, row = w.out * C;
+    const auto max_into = simd_pick(max_into_avx512<T>, max_into_avx2<T>, max_into_scalar<T>);
+    rows_max_.resize(static_cast<size_t>(g_.n * h.in * row) * sizeof(T));
+    T* m = reinterpret_cast<T*>(rows_max_.data());
+#pragma omp parallel for if (g_.n * h.in * row * w.k > kParallelNumel)
+    for (int64_t r = 0; r < g_.n * h.in; ++r) {
+      const T* xr = x + r * w.in * C;
+      T* mr = m + r * row;
+      std::fill(mr, mr + row, lowest<T>());
+      for (int64_t ow = 0; ow < w.out; ++ow) {
+        const Taps tw = taps(w, ow);
+        for (int64_t j = tw.begin; j < tw.end; ++j) {
+          const int64_t iw = ow * w.s - w.p0 + j * w.d;
+          if (iw >= 0 && iw < w.in) max_into(mr + ow * C, xr + iw * C, C);
+        }
+      }
+    }
+#pragma omp parallel for if (g_.n * h.out * row * h.k > kParallelNumel)
+    for (int64_t r = 0; r < g_.n * h.out; ++r) {
+      const int64_t n = r / h.out, oh = r % h.out;
+      T* yr = y + r * row;
+      std::fill(yr, yr + row, lowest<T>());
+      const Taps th = taps(h, oh);
+      for (int64_t i = th.begin; i < th.end; ++i) {
+        const int64_t ih = oh * h.s - h.p0 + i * h.d;
+        if (ih >= 0 && ih < h.in) max_into(yr, m + (n * h.in + ih) * row, row);
+      }
+    }
+  }
+
   PoolKind kind_;
   PoolGeom g_;
   bool include_pad_ = false;
   bool nhwc_ = false;
+  std::vector<uint8_t> rows_max_;  // run_nhwc_max's first pass
 };
 
 class GlobalPoolKernel : public Kernel {
