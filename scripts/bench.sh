@@ -33,8 +33,7 @@ build/edgeq quantize --model "$MODEL" --stats "$tmp/stats.cbor" --scheme w8a8 --
 ROWS="fp32:$MODEL:simulate w8a16:$tmp/w8a16.onnx:simulate w8a8:$tmp/w8a8.onnx:simulate w8a8:$tmp/w8a8.onnx:int8"
 ROUNDS=3
 per_round=$(( (RUNS + ROUNDS - 1) / ROUNDS ))
-echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) threads;" \
-  "flags: $(grep -o -w -E 'avx2|avx512f|avx512_vnni|avx_vnni' /proc/cpuinfo | sort -u | tr '\n' ' ')"
+cpu_line
 table() {  # one table at the current level (the environment's caps)
 rm -f "$tmp"/edgeq_*.json "$tmp"/ort_*.json
 for round in $(seq $ROUNDS); do

@@ -5,6 +5,12 @@ default_model() {
   echo "${1:-models/yolo11n-pose.onnx}"
 }
 
+# Prints the CPU the numbers come from: model, threads, and its AVX2 / AVX-512 / VNNI flags.
+cpu_line() {
+  echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) threads;" \
+    "flags: $(grep -o -w -E 'avx2|avx512f|avx512_vnni|avx_vnni' /proc/cpuinfo | sort -u | tr '\n' ' ')"
+}
+
 # augment_split DIR IMAGES SEED N: N variants of the photos in IMAGES (edgeq augment, labels from
 # beside them) as DIR/images and DIR/labels, made again only when DIR does not hold N images.
 augment_split() {

@@ -12,18 +12,14 @@
 # Both run one after the other on a host that may be noisy: run it twice before trusting a row.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -x build/edgeq ] && [ -d tools/ort/node_modules/onnxruntime-node ] || ./scripts/setup.sh >/dev/null
 . scripts/lib.sh
-MODEL="$(default_model "${1:-}")"
-THREADS="${2:-2}"
-RUNS="${3:-30}"
-EXEC="simulate"
+[ -x build/edgeq ] && [ -d tools/ort/node_modules/onnxruntime-node ] || ./scripts/setup.sh >/dev/null
+MODEL="$(default_model "${1:-}")" THREADS="${2:-2}" RUNS="${3:-30}" EXEC="simulate"
 [ "${4:-}" = "--exec" ] && EXEC="${5:?--exec needs simulate or int8}"
 [ -f "$MODEL" ] || { echo "profile_vs_ort: no model $MODEL" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) threads;" \
-  "flags: $(grep -o -w -E 'avx2|avx512f|avx512_vnni|avx_vnni' /proc/cpuinfo | sort -u | tr '\n' ' ')"
+cpu_line
 build/edgeq bench --model "$MODEL" --threads "$THREADS" --runs "$RUNS" --warmup 3 --exec "$EXEC" \
   --profile --json "$tmp/edgeq.json" >/dev/null
 node tools/ort/ort_run.js profile "$MODEL" "$THREADS" "$RUNS" 3 >"$tmp/ort.json"

@@ -176,6 +176,18 @@ TEST(Simd, ByteLookupIsTheTableAtEveryLevel) {
   }
 }
 
+// A layout conversion's observer that counts and sums what it is shown (from any thread).
+struct SeenValues {
+  std::mutex m;
+  double sum = 0;
+  int64_t n = 0;
+  const LayoutObserver observer = [this](const float* v, int64_t k) {
+    std::lock_guard<std::mutex> lock(m);
+    for (int64_t i = 0; i < k; ++i) sum += v[i];
+    n += k;
+  };
+};
+
 // An RGB float image from NCHW to NHWC (runtime/interleave3 at each level): every value in its
 // place, the observer given each source value once; widths around the 16- and 8-pixel steps
 // and past the 8192-pixel work blocks.
@@ -189,15 +201,8 @@ TEST(Simd, ThreeChannelLayoutConversionAtEveryLevel) {
       Tensor x(DType::kFloat32, s);
       for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = float(i) + 0.5f;
       Tensor y(DType::kFloat32, {n, h, w, 3});
-      std::mutex m;
-      double seen_sum = 0;
-      int64_t seen_n = 0;
-      const LayoutObserver seen = [&](const float* v, int64_t k) {
-        std::lock_guard<std::mutex> lock(m);
-        for (int64_t i = 0; i < k; ++i) seen_sum += v[i];
-        seen_n += k;
-      };
-      nchw_to_nhwc(x, y, &seen);
+      SeenValues seen;
+      nchw_to_nhwc(x, y, &seen.observer);
       int64_t wrong = 0;
       double sum = 0;
       for (int64_t a = 0; a < n; ++a)
@@ -208,8 +213,8 @@ TEST(Simd, ThreeChannelLayoutConversionAtEveryLevel) {
             sum += v;
           }
       EXPECT_EQ(wrong, 0) << simd_level_name(l) << " " << shape_str(s);
-      EXPECT_EQ(seen_n, x.numel()) << simd_level_name(l) << " " << shape_str(s);
-      EXPECT_EQ(seen_sum, sum) << simd_level_name(l) << " " << shape_str(s);
+      EXPECT_EQ(seen.n, x.numel()) << simd_level_name(l) << " " << shape_str(s);
+      EXPECT_EQ(seen.sum, sum) << simd_level_name(l) << " " << shape_str(s);
     }
   }
 }
@@ -229,19 +234,13 @@ TEST(Simd, LayoutConversionAtEveryLevel) {
       Tensor x(DType::kFloat32, s);
       for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = float(i) + 0.25f;
       Tensor y(DType::kFloat32, {n, s[2], s[3], c}), back(DType::kFloat32, s);
-      std::mutex m;
-      double seen_sum = 0, sum = 0;
-      int64_t seen_n = 0;
-      const LayoutObserver seen = [&](const float* v, int64_t k) {
-        std::lock_guard<std::mutex> lock(m);
-        for (int64_t i = 0; i < k; ++i) seen_sum += v[i];
-        seen_n += k;
-      };
-      nchw_to_nhwc(x, y, &seen);
+      SeenValues seen;
+      nchw_to_nhwc(x, y, &seen.observer);
       nhwc_to_nchw(y, back);
+      double sum = 0;
       for (int64_t i = 0; i < x.numel(); ++i) sum += x.data<float>()[i];
-      EXPECT_EQ(seen_n, x.numel()) << simd_level_name(l) << " " << shape_str(s);
-      EXPECT_EQ(seen_sum, sum) << simd_level_name(l) << " " << shape_str(s);
+      EXPECT_EQ(seen.n, x.numel()) << simd_level_name(l) << " " << shape_str(s);
+      EXPECT_EQ(seen.sum, sum) << simd_level_name(l) << " " << shape_str(s);
       int64_t wrong = 0, wrong_back = 0;
       for (int64_t a = 0; a < n; ++a)
         for (int64_t k = 0; k < c; ++k)
