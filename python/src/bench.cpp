@@ -51,9 +51,9 @@ void bind_bench(py::module_& m) {
 
 One worker: min_ms, median_ms, p95_ms, samples_ms, plan_ms, arena_bytes, weight_bytes,
 input_bytes_per_frame, output_bytes_per_frame, quantized_io; with profile (timed runs only),
-ops (op, steps, ms_per_run; largest first) and steps (all, slowest first). Several workers: throughput_ms_per_run (wall
-time per run). Always peak_rss_bytes, threads (per worker), notices. to_dict() is what
-`edgeq bench --json` writes.)doc")
+ops (op, steps, ms_per_run; largest first) and steps (all, slowest first). Several workers:
+throughput_ms_per_run (wall time per run). Always peak_rss_bytes, threads (per worker),
+notices. to_dict() is what `edgeq bench --json` writes (with profile, also under "profile").)doc")
       .def_readonly("model", &R::model)
       .def_readonly("workers", &R::workers)
       .def_readonly("threads", &R::threads)

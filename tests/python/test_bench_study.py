@@ -18,7 +18,10 @@ def test_bench_reports_what_the_program_writes(zoo_pose_path, run_cli, tmp_path)
     for timing in ("min_ms", "median_ms", "p95_ms", "throughput_ms_per_run", "plan_ms",
                    "samples_ms", "peak_rss_bytes"):
         del expected[timing], got[timing]
+    profile = got.pop("profile")  # asked of the API, not of the program
     assert got == expected
+    assert [o["op"] for o in profile["ops"]] == [o["op"] for o in rep.ops]
+    assert len(profile["steps"]) == len(rep.steps) > 40  # every step, not the 40 slowest
     assert len(rep.samples_ms) == 3 and rep.min_ms <= rep.median_ms <= max(rep.samples_ms)
     assert rep.input_bytes_per_frame == 4 * 3 * 160 * 160
     assert rep.ops and rep.ops[0]["ms_per_run"] >= rep.ops[-1]["ms_per_run"]
