@@ -26,7 +26,7 @@ class Search {
  public:
   Search(const Graph& fp32, const Stats& stats, const QuantConfig& base,
          const std::vector<Tensor>& images, const MixedSearchOptions& opt)
-      : fp32_(fp32), stats_(stats), base_(base), images_(images), opt_(opt) {
+      : fp32_(fp32), base_(base), images_(images), opt_(opt) {
     EDGEQ_CHECK(opt.budget_percent > 0 && opt.budget_percent <= 100, "mixed-precision budget ",
                 opt.budget_percent, " % is outside (0, 100]");
     EDGEQ_CHECK(!images.empty(), "mixed-precision search: no validation images");
@@ -267,7 +267,6 @@ class Search {
   }
 
   const Graph& fp32_;
-  const Stats& stats_;
   QuantConfig base_;
   const std::vector<Tensor>& images_;
   MixedSearchOptions opt_;
