@@ -227,6 +227,11 @@ std::vector<Case> table() {
        "Concat",
        {f({1, 3, 5, 7}), f({1, 1, 5, 7}), f({1, 4, 5, 7})},
        {attr_i("axis", 1)}},
+      // One image's channel rows (160, 80 and 40 KB): copied in pieces by all threads.
+      {"Concat_axis1_long_rows",
+       "Concat",
+       {f({1, 4, 100, 100}), f({1, 2, 100, 100}), f({1, 1, 100, 100})},
+       {attr_i("axis", 1)}},
       {"Concat_neg_axis", "Concat", {f({2, 3, 1}), f({2, 3, 4})}, {attr_i("axis", -1)}},
       {"Concat_axis0", "Concat", {f({1, 13}), f({3, 13})}, {attr_i("axis", 0)}},
       {"Concat_int64", "Concat", {i64({1, -1}), i64({4, 5, 6})}, {attr_i("axis", 0)}},

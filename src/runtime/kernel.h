@@ -5,6 +5,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -29,7 +30,9 @@ using ValueDescs = std::unordered_map<std::string, ValueDesc>;
 // shapes; the Tensors handed to run() have the PHYSICAL shape (physical_shape()). The executor
 // passes kNHWC only to ops it knows handle it: Conv, MaxPool, AveragePool, Resize, Concat and
 // Split (any axis, given in logical numbering), and elementwise ops whose inputs all have the
-// same shape or a single element. Non 4-D inputs are never NHWC.
+// same shape or a single element. Non 4-D inputs are never NHWC. Outputs have the inputs'
+// layout, except where KernelInit::output_layout says otherwise (a pointwise Conv reading NHWC
+// and writing plain: kernels/pointwise_conv.h).
 enum class Layout { kPlain, kNHWC };
 
 // [N,C,H,W] -> [N,H,W,C] for kNHWC and rank 4; otherwise unchanged.
@@ -42,6 +45,9 @@ struct KernelInit {
   std::vector<ValueDesc> inputs;   // same order as node.inputs ("" inputs get dtype kUndefined)
   int64_t opset = 17;              // opset of the node's domain
   Layout layout = Layout::kPlain;  // layout of 4-D activation inputs/outputs (see above)
+  std::optional<Layout> output_layout = std::nullopt;  // of the outputs, when not `layout`
+
+  Layout out_layout() const { return output_layout.value_or(layout); }
 
   const ValueDesc& in(size_t i) const {
     EDGEQ_CHECK(i < inputs.size() && inputs[i].dtype != DType::kUndefined, node.describe(),

@@ -1,6 +1,9 @@
 #include "runtime/layout_choice.h"
 
+#include <map>
+
 #include "ir/op_traits.h"
+#include "runtime/kernels/pointwise_conv.h"
 
 namespace edgeq {
 
@@ -18,7 +21,8 @@ Layout choose_layout(const Node& node, const std::vector<ValueDesc>& inputs,
   // a value a hook reads in its ONNX layout, a DequantizeLinear's output): oneDNN's plain-layout
   // float convolution is a GEMM whose sums follow the thread count on AVX2, so results would
   // depend on --threads and on which values are watched; its plain int8 one is a slow reference
-  // kernel.
+  // kernel. (The planner gives the pointwise Convs whose outputs are read plain to our own kernel,
+  // which writes plain from either layout: plain_pointwise_outputs.)
   if (traits.data == DataInputs::kWeighted) return Layout::kNHWC;
   if (op == "MaxPool" || op == "AveragePool" || op == "Resize")
     return input_is_nhwc(0) ? Layout::kNHWC : Layout::kPlain;
@@ -36,6 +40,94 @@ Layout choose_layout(const Node& node, const std::vector<ValueDesc>& inputs,
     any |= input_is_nhwc(i);
   }
   return ok && any ? Layout::kNHWC : Layout::kPlain;
+}
+
+namespace {
+
+class PlainReaders {
+ public:
+  PlainReaders(const std::vector<Node>& nodes, const ValueDescs& descs,
+               const std::set<std::string>& graph_outputs)
+      : descs_(descs), graph_outputs_(graph_outputs) {
+    for (const Node& n : nodes) {
+      for (const std::string& v : n.inputs)
+        if (!v.empty()) readers_[v].push_back(&n);
+      for (const std::string& v : n.outputs)
+        if (!v.empty()) producer_[v] = &n;
+    }
+  }
+
+  // Whether every reader of v reads it plain, given the values in `plain` are stored plain.
+  bool read_plain(const std::string& v, const std::set<std::string>& plain) const {
+    if (graph_outputs_.count(v)) return false;  // see plain_pointwise_outputs
+    auto it = readers_.find(v);
+    if (it == readers_.end()) return true;
+    for (const Node* r : it->second) {
+      // A SiLU's Sigmoid: the Conv computes the same whether the SiLU is fused into it (oneDNN's
+      // kernel) or not, as when a hook watches its output.
+      if (r->op_type == "Sigmoid") return false;
+      const OpTraits& traits = op_traits(*r);
+      if (!traits.nhwc && !is_qdq(*r)) continue;  // runs plain
+      if (traits.data == DataInputs::kWeighted) {
+        if (plain.count(r->outputs[0])) continue;  // a pointwise Conv of ours: reads plain too
+        return false;
+      }
+      for (const std::string& u : r->inputs) {
+        if (u.empty() || u == v) continue;
+        const ValueDesc& d = descs_.at(u);
+        if (!d.constant && is_activation_4d(d) && !stored_plain(u, plain)) return false;
+      }
+      for (const std::string& o : r->outputs)
+        if (!o.empty() && !read_plain(o, plain)) return false;
+    }
+    return true;
+  }
+
+ private:
+  // QuantizeLinear / DequantizeLinear pass the value on: a QDQ model decides as its folded plan
+  // does (the fake-quant steps fused into the Conv).
+  static bool is_qdq(const Node& n) {
+    return n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear";
+  }
+
+  // u is in `plain`, or comes from one through QuantizeLinear / DequantizeLinear.
+  bool stored_plain(const std::string& u, const std::set<std::string>& plain) const {
+    if (plain.count(u)) return true;
+    auto p = producer_.find(u);
+    return p != producer_.end() && is_qdq(*p->second) && stored_plain(p->second->inputs[0], plain);
+  }
+
+  const ValueDescs& descs_;
+  const std::set<std::string>& graph_outputs_;
+  std::map<std::string, std::vector<const Node*>> readers_;
+  std::map<std::string, const Node*> producer_;
+};
+
+}  // namespace
+
+std::set<std::string> plain_pointwise_outputs(const std::vector<Node>& nodes,
+                                              const ValueDescs& descs,
+                                              const std::set<std::string>& graph_outputs) {
+  std::set<std::string> plain;
+  for (const Node& n : nodes) {
+    std::vector<ValueDesc> in;
+    for (const std::string& v : n.inputs)
+      in.push_back(v.empty() ? ValueDesc{DType::kUndefined, {}, nullptr} : descs.at(v));
+    if (n.outputs.size() == 1 && is_pointwise_conv(n, in)) plain.insert(n.outputs[0]);
+  }
+  const PlainReaders readers(nodes, descs, graph_outputs);
+  for (bool changed = true; changed;) {  // drop those some reader wants NHWC, until none is left
+    changed = false;
+    for (auto it = plain.begin(); it != plain.end();) {
+      if (readers.read_plain(*it, plain)) {
+        ++it;
+      } else {
+        it = plain.erase(it);
+        changed = true;
+      }
+    }
+  }
+  return plain;
 }
 
 }  // namespace edgeq

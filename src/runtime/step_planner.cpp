@@ -21,6 +21,8 @@ class StepPlanner {
   }
 
   void run() {
+    if (opt_.channels_last)
+      plain_pointwise_ = plain_pointwise_outputs(p_.runtime.nodes, p_.descs, graph_outputs_);
     for (const auto& in : g_.inputs) plan_input(in);
     for (const Node& node : p_.runtime.nodes) plan_node(node);
     for (const auto& o : g_.outputs) plan_output(o.name);
@@ -138,13 +140,18 @@ class StepPlanner {
       return !node.inputs[i].empty() && !in_descs[i].constant &&
              stored_layout(node.inputs[i]) == Layout::kNHWC;
     };
-    const Layout layout =
+    Layout layout =
         opt_.channels_last
             ? choose_layout(node, in_descs, p_.descs[node.outputs[0]].shape, input_is_nhwc)
             : Layout::kPlain;
+    std::optional<Layout> out_layout;
+    if (plain_pointwise_.count(node.outputs[0])) {  // reads as stored, writes plain
+      layout = input_is_nhwc(0) ? Layout::kNHWC : Layout::kPlain;
+      out_layout = Layout::kPlain;
+    }
     if (plan_alias(node, in_descs, layout)) return;
 
-    KernelInit init{node, in_descs, g_.opset(node.domain), layout};
+    KernelInit init{node, in_descs, g_.opset(node.domain), layout, out_layout};
     Step s;
     s.kernel = create_kernel(init);
     s.what = node.describe();
@@ -171,7 +178,7 @@ class StepPlanner {
       p_.descs[v].dtype = kd.dtype;
       EDGEQ_CHECK(kd.shape == p_.descs[v].shape, node.describe(),
                   ": output shape changed between planning passes");
-      s.out_slots.push_back(new_slot(v, layout));
+      s.out_slots.push_back(new_slot(v, init.out_layout()));
     }
     // Streamed inputs read as stored by a kernel that can pass them on, directly or through a
     // view op's alias. A value the node reads twice is passed on from its first use only: the
@@ -213,6 +220,7 @@ class StepPlanner {
   const Watches& w_;
   std::set<std::string> graph_outputs_;
   std::unordered_map<std::string, int> plain_slot_, nhwc_slot_;
+  std::set<std::string> plain_pointwise_;  // pointwise Convs' outputs written plain
   std::map<std::string, PendingStream> pending_streams_;
 };
 

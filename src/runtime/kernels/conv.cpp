@@ -1,9 +1,11 @@
 // Conv (2-D, grouped, dilated, padded) on oneDNN, in NCHW or NHWC, with an optional fused SiLU
 // or an output fake-quant step (runtime/fake_quant.h) as post-ops: divide by the scale (a binary
 // post-op, so the division is the one QuantizeLinear does), round half to even, clip to the code
-// range, multiply by the scale. The integer QConv of --exec int8 is in qconv.cpp.
+// range, multiply by the scale. A 1x1 Conv the planner wants written plain runs our own kernel
+// (pointwise_conv.h). The integer QConv of --exec int8 is in qconv.cpp.
 #include "runtime/fusion.h"
 #include "runtime/kernels/conv_common.h"
+#include "runtime/kernels/pointwise_conv.h"
 #include "runtime/kernels/registry.h"
 
 namespace edgeq {
@@ -50,7 +52,11 @@ class Conv final : public Kernel {
 }  // namespace
 
 void register_conv_kernels() {
-  register_kernel("", "Conv", [](const KernelInit& i) { return std::make_unique<Conv>(i); });
+  register_kernel("", "Conv", [](const KernelInit& i) -> std::unique_ptr<Kernel> {
+    // The planner asks for the plain output explicitly (runtime/layout_choice.h).
+    if (i.output_layout == Layout::kPlain) return make_pointwise_conv(i);
+    return std::make_unique<Conv>(i);
+  });
 }
 
 }  // namespace edgeq

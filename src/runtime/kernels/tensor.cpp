@@ -107,6 +107,7 @@ class ConcatKernel : public Kernel {
     const bool requant = !requant_.empty();
     const int64_t block = std::max<int64_t>(1, kBlockBytes / std::max<int64_t>(out_row, 1));
     const int64_t blocks = (outer + block - 1) / block;
+    if (blocks < kFewBlocks && !requant) return copy_wide_rows(outer, out_row, rows, srcs, dst);
 #pragma omp parallel for if (outer * out_row > (es == 1 ? kParallelBytes : kParallelNumel * 4))
     for (int64_t bk = 0; bk < blocks; ++bk) {
       const int64_t o0 = bk * block, o1 = std::min(outer, o0 + block);
@@ -143,6 +144,42 @@ class ConcatKernel : public Kernel {
     }
   }
 
+  // Few long rows (a plain channel concat of one image: one row per input): each input's row in
+  // pieces of kBlockBytes, the pieces shared among the threads; each piece's fake-quant step and
+  // observer run right after it is copied.
+  void copy_wide_rows(int64_t outer, int64_t out_row, const std::vector<int64_t>& rows,
+                      const std::vector<const char*>& srcs, char* dst) {
+    struct Piece {
+      const char* from;
+      char* to;
+      int64_t bytes;
+      size_t input;
+    };
+    std::vector<Piece> pieces;
+    for (int64_t o = 0; o < outer; ++o) {
+      char* d = dst + o * out_row;
+      for (size_t i = 0; i < srcs.size(); ++i) {
+        const char* from = srcs[i] + o * rows[i];
+        for (int64_t b = 0; b < rows[i]; b += kBlockBytes)
+          pieces.push_back({from + b, d + b, std::min(kBlockBytes, rows[i] - b), i});
+        d += rows[i];
+      }
+    }
+    const int64_t n = static_cast<int64_t>(pieces.size());
+#pragma omp parallel for if (outer * out_row > kParallelNumel * 4)
+    for (int64_t k = 0; k < n; ++k) {
+      const Piece& p = pieces[k];
+      std::memcpy(p.to, p.from, p.bytes);
+      const int64_t values = p.bytes / static_cast<int64_t>(sizeof(float));
+      if (fq_.active()) {
+        float* f = reinterpret_cast<float*>(p.to);
+        fake_quant_span(f, f, values, fq_);
+      }
+      if (observed_ && observers_[p.input])
+        observers_[p.input](reinterpret_cast<const float*>(p.from), values);
+    }
+  }
+
   bool observe_input(size_t input, InputObserver fn) override {
     if (input >= observers_.size() || !float_) return false;
     observers_[input] = std::move(fn);
@@ -152,6 +189,7 @@ class ConcatKernel : public Kernel {
 
  private:
   static constexpr int64_t kBlockBytes = 32 * 1024;
+  static constexpr int64_t kFewBlocks = 8;  // fewer blocks of rows than this: copy_wide_rows
   Layout layout_;
   int64_t rank_ = 0, axis_ = 0;
   bool float_ = false, observed_ = false;
