@@ -300,6 +300,16 @@ std::vector<Case> table() {
       {"Transpose_default", "Transpose", {f({2, 3, 5})}},
       {"Transpose_perm", "Transpose", {f({1, 2, 13, 7})}, {attr_is("perm", {0, 2, 1, 3})}},
       {"Transpose_to_nhwc", "Transpose", {f({2, 3, 5, 7})}, {attr_is("perm", {0, 2, 3, 1})}},
+      // Batched matrix transposes in tiles: the last two axes (an attention's, 2 x 40 x 70, tiles
+      // and edges), axis groups swapped, codes, one row.
+      {"Transpose_last_two", "Transpose", {f({1, 2, 40, 70})}, {attr_is("perm", {0, 1, 3, 2})}},
+      {"Transpose_groups", "Transpose", {f({3, 4, 5, 6, 7})}, {attr_is("perm", {0, 3, 4, 1, 2})}},
+      {"Transpose_to_nchw", "Transpose", {f({2, 5, 7, 3})}, {attr_is("perm", {0, 3, 1, 2})}},
+      {"Transpose_codes",
+       "Transpose",
+       {ints({2, 33, 70}, DType::kUInt8, 0, 255)},
+       {attr_is("perm", {0, 2, 1})}},
+      {"Transpose_one_row", "Transpose", {f({1, 1, 9})}, {attr_is("perm", {0, 2, 1})}},
       {"Gather_axis0_const",
        "Gather",
        {f({5, 3}), fixed(Tensor::from_vector<int64_t>({3}, {4, -1, 0}))}},
@@ -680,6 +690,9 @@ Tensor random_tensor(const In& spec, std::mt19937& rng) {
           break;
         case DType::kInt32:
           t.data<int32_t>()[i] = static_cast<int32_t>(v);
+          break;
+        case DType::kUInt8:
+          t.data<uint8_t>()[i] = static_cast<uint8_t>(v);
           break;
         default:
           ADD_FAILURE() << "no random generator for " << dtype_name(spec.dtype);

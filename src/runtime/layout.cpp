@@ -50,9 +50,8 @@ void transpose_batched(const T* src, T* dst, int64_t batch, int64_t rows, int64_
 
 void check(const Tensor& src, const Tensor& dst, const LayoutObserver* seen) {
   const size_t es = dtype_size(src.dtype());
-  EDGEQ_CHECK(src.rank() == 4 && dst.rank() == 4 && (es == 4 || es == 1) &&
-                  dst.dtype() == src.dtype() && src.numel() == dst.numel(),
-              "layout conversion needs 4-D tensors of 32-bit or 8-bit elements, of equal size");
+  EDGEQ_CHECK((es == 4 || es == 1) && dst.dtype() == src.dtype() && src.numel() == dst.numel(),
+              "transpose: needs tensors of 32-bit or 8-bit elements, of equal size");
   EDGEQ_CHECK(!seen || src.dtype() == DType::kFloat32, "layout conversion: only float32 values ",
               "can be observed");
 }
@@ -114,13 +113,21 @@ void transpose(const Tensor& src, Tensor& dst, int64_t batch, int64_t rows, int6
 }  // namespace
 
 void nchw_to_nhwc(const Tensor& src, Tensor& dst, const LayoutObserver* seen) {
+  EDGEQ_CHECK(src.rank() == 4 && dst.rank() == 4, "layout conversion needs 4-D tensors");
   const Shape& s = src.shape();
   transpose(src, dst, s[0], s[1], s[2] * s[3], seen);
 }
 
 void nhwc_to_nchw(const Tensor& src, Tensor& dst, const LayoutObserver* seen) {
+  EDGEQ_CHECK(src.rank() == 4 && dst.rank() == 4, "layout conversion needs 4-D tensors");
   const Shape& s = src.shape();  // [N,H,W,C]
   transpose(src, dst, s[0], s[1] * s[2], s[3], seen);
+}
+
+void transpose_matrices(const Tensor& src, Tensor& dst, int64_t batch, int64_t rows, int64_t cols) {
+  EDGEQ_CHECK(batch * rows * cols == src.numel(), "transpose: ", batch, " matrices of ", rows,
+              " x ", cols, " do not fill ", src.numel(), " elements");
+  transpose(src, dst, batch, rows, cols, nullptr);
 }
 
 }  // namespace edgeq

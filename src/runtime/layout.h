@@ -15,4 +15,9 @@ void nchw_to_nhwc(const Tensor& src, Tensor& dst, const LayoutObserver* seen = n
 // src physical [N,H,W,C] -> dst physical [N,C,H,W]; dst preallocated.
 void nhwc_to_nchw(const Tensor& src, Tensor& dst, const LayoutObserver* seen = nullptr);
 
+// Each of `batch` row-major [rows, cols] matrices of 32-bit or 8-bit elements in src transposed
+// into dst (any ranks, as many elements): what both conversions above do, and a Transpose that
+// swaps two neighbouring groups of axes (an attention's last two).
+void transpose_matrices(const Tensor& src, Tensor& dst, int64_t batch, int64_t rows, int64_t cols);
+
 }  // namespace edgeq

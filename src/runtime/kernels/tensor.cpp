@@ -11,6 +11,7 @@
 #include "runtime/kernels/byte_lut.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/registry.h"
+#include "runtime/layout.h"
 
 namespace edgeq {
 namespace {
@@ -465,7 +466,37 @@ class TransposeKernel : public StridedViewKernel {
       strides_.push_back(in_strides[a]);
     }
     outputs.push_back({x.dtype, out, nullptr});
+    // perm = [0 .. p), [q .. rank), [p .. q): batches of [rows, cols] matrices transposed in tiles
+    // (the attention's last two axes); other perms copy strided rows.
+    int64_t p = 0;
+    while (p < rank && normalize_axis(perm[p], rank, init.node) == p) ++p;
+    const size_t es = dtype_size(x.dtype);
+    if (p + 1 < rank && (es == 4 || es == 1)) {
+      const int64_t q = normalize_axis(perm[p], rank, init.node);
+      bool swap = true;
+      for (int64_t i = p; i < rank; ++i) {
+        const int64_t want = i < p + rank - q ? q + (i - p) : p + (i - p - (rank - q));
+        swap = swap && normalize_axis(perm[i], rank, init.node) == want;
+      }
+      if (swap) {
+        matrices_ = true;
+        batch_ = product(x.shape, 0, p);
+        rows_ = product(x.shape, p, q);
+        cols_ = product(x.shape, q, rank);
+      }
+    }
   }
+
+  void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
+    if (matrices_)
+      transpose_matrices(*in[0], *out[0], batch_, rows_, cols_);
+    else
+      StridedViewKernel::run(in, out);
+  }
+
+ private:
+  bool matrices_ = false;
+  int64_t batch_ = 1, rows_ = 1, cols_ = 1;
 };
 
 // ---- Gather ------------------------------------------------------------------------------
