@@ -88,7 +88,7 @@ EDGEQ_ALWAYS_INLINE void tile_body(const TileArgs& a, int64_t p0, int64_t n, int
   constexpr int64_t kStep = 2 * kLanes;
   const float* x = a.x + p0;
   int64_t ldx = a.pixels;
-  if (a.nhwc || n < kTile) {  // into the scratch, zero-padded to whole vectors
+  if (a.nhwc || n % kStep != 0) {  // into the scratch, zero-padded to whole vectors
     if (a.nhwc)
       transpose_tile(reinterpret_cast<const uint32_t*>(a.x + p0 * a.channels), a.channels,
                      reinterpret_cast<uint32_t*>(a.scratch_x), kTile, n, a.channels);
@@ -163,9 +163,11 @@ class PointwiseConv final : public Kernel {
     const Shape& ys = y.shape();  // plain [N, O, H, W]
     const int64_t images = ys[0], pixels = ys[2] * ys[3];
     if (images * pixels == 0 || outputs_ == 0) return;
-    const int64_t tiles = (pixels + kTile - 1) / kTile;
+    // Few pixels (a 20x20 map): tiles half as wide, and if still few the output channel blocks
+    // are split too (each part transposes its tile again), so both cores get work.
+    const int64_t width = (pixels + kTile - 1) / kTile >= 8 ? kTile : kTile / 2;
+    const int64_t tiles = (pixels + width - 1) / width;
     const int64_t blocks = (outputs_ + kRows - 1) / kRows;
-    // Few tiles (a 20x20 map): output channel blocks are split too, so both cores get work.
     const int64_t parts = tiles >= 8 ? 1 : std::min<int64_t>(blocks, 4);
     const int64_t per_part = (blocks + parts - 1) / parts;
     const int64_t items = images * tiles * parts;
@@ -178,7 +180,7 @@ class PointwiseConv final : public Kernel {
 #pragma omp for schedule(static)
       for (int64_t i = 0; i < items; ++i) {
         const int64_t image = i / (tiles * parts), t = i / parts % tiles, part = i % parts;
-        const int64_t p0 = t * kTile, n = std::min(kTile, pixels - p0);
+        const int64_t p0 = t * width, n = std::min(width, pixels - p0);
         const int64_t b0 = part * per_part, b1 = std::min(blocks, b0 + per_part);
         if (b0 >= b1) continue;
         TileArgs a{weights_.data(),
