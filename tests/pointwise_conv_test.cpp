@@ -236,6 +236,27 @@ TEST(PointwiseConv, PlannerWritesPlainOnlyWhereTheReadersReadPlain) {
             (std::set<std::string>{"a", "b", "e", "f", "q", "u", "v"}));
 }
 
+// Each value is looked at once per pass: 40 Adds of a value to itself (two ways to each next one,
+// 2^40 ways to the end) take no time to plan.
+TEST(PointwiseConv, PlannerLooksAtEachValueOnce) {
+  Tensor w1(DType::kFloat32, {4, 4, 1, 1});
+  Tensor shape = Tensor::from_vector<int64_t>({3}, {1, 4, 16});
+  const ValueDesc act{DType::kFloat32, {1, 4, 4, 4}, nullptr};
+  ValueDescs d{{"x", act},
+               {"w1", {DType::kFloat32, w1.shape(), &w1}},
+               {"shape", {DType::kInt64, shape.shape(), &shape}},
+               {"r", {DType::kFloat32, {1, 4, 16}, nullptr}}};
+  std::vector<Node> nodes = {test::node("p", "Conv", {"x", "w1"}, {"a0"})};
+  d["a0"] = act;
+  for (int i = 0; i < 40; ++i) {
+    const std::string a = "a" + std::to_string(i), b = "a" + std::to_string(i + 1);
+    nodes.push_back(test::node("add" + std::to_string(i), "Add", {a, a}, {b}));
+    d[b] = act;
+  }
+  nodes.push_back(test::node("r", "Reshape", {"a40", "shape"}, {"r"}));
+  EXPECT_EQ(plain_pointwise_outputs(nodes, d, {"r"}), (std::set<std::string>{"a0"}));
+}
+
 // A model whose head is pointwise Convs feeding a Concat and a Reshape runs with no layout
 // conversion between them, and gives what the NHWC oneDNN path gives (within float rounding: the
 // sums are in another order) at any thread count, bit for bit across thread counts.

@@ -57,8 +57,21 @@ class PlainReaders {
     }
   }
 
+  // Forgets what read_plain found: `plain` changed.
+  void forget() const { known_.clear(); }
+
   // Whether every reader of v reads it plain, given the values in `plain` are stored plain.
+  // Remembered per value until forget(): a value many ways lead to is looked at once.
   bool read_plain(const std::string& v, const std::set<std::string>& plain) const {
+    auto k = known_.find(v);
+    if (k != known_.end()) return k->second;
+    const bool r = look(v, plain);
+    known_[v] = r;
+    return r;
+  }
+
+ private:
+  bool look(const std::string& v, const std::set<std::string>& plain) const {
     if (graph_outputs_.count(v)) return false;  // see plain_pointwise_outputs
     auto it = readers_.find(v);
     if (it == readers_.end()) return true;
@@ -69,13 +82,16 @@ class PlainReaders {
       const OpTraits& traits = op_traits(*r);
       if (!traits.nhwc && !is_qdq(*r)) continue;  // runs plain
       if (traits.data == DataInputs::kWeighted) {
-        if (plain.count(r->outputs[0])) continue;  // a pointwise Conv of ours: reads plain too
+        // A pointwise Conv of ours reads plain too.
+        if (!r->outputs.empty() && plain.count(r->outputs[0])) continue;
         return false;
       }
       for (const std::string& u : r->inputs) {
         if (u.empty() || u == v) continue;
-        const ValueDesc& d = descs_.at(u);
-        if (!d.constant && is_activation_4d(d) && !stored_plain(u, plain)) return false;
+        auto d = descs_.find(u);
+        if (d == descs_.end()) return false;
+        if (!d->second.constant && is_activation_4d(d->second) && !stored_plain(u, plain))
+          return false;
       }
       for (const std::string& o : r->outputs)
         if (!o.empty() && !read_plain(o, plain)) return false;
@@ -83,7 +99,6 @@ class PlainReaders {
     return true;
   }
 
- private:
   // QuantizeLinear / DequantizeLinear pass the value on: a QDQ model decides as its folded plan
   // does (the fake-quant steps fused into the Conv).
   static bool is_qdq(const Node& n) {
@@ -101,6 +116,7 @@ class PlainReaders {
   const std::set<std::string>& graph_outputs_;
   std::map<std::string, std::vector<const Node*>> readers_;
   std::map<std::string, const Node*> producer_;
+  mutable std::map<std::string, bool> known_;
 };
 
 }  // namespace
@@ -111,13 +127,16 @@ std::set<std::string> plain_pointwise_outputs(const std::vector<Node>& nodes,
   std::set<std::string> plain;
   for (const Node& n : nodes) {
     std::vector<ValueDesc> in;
-    for (const std::string& v : n.inputs)
-      in.push_back(v.empty() ? ValueDesc{DType::kUndefined, {}, nullptr} : descs.at(v));
+    for (const std::string& v : n.inputs) {
+      auto d = descs.find(v);
+      in.push_back(d == descs.end() ? ValueDesc{DType::kUndefined, {}, nullptr} : d->second);
+    }
     if (n.outputs.size() == 1 && is_pointwise_conv(n, in)) plain.insert(n.outputs[0]);
   }
   const PlainReaders readers(nodes, descs, graph_outputs);
   for (bool changed = true; changed;) {  // drop those some reader wants NHWC, until none is left
     changed = false;
+    readers.forget();
     for (auto it = plain.begin(); it != plain.end();) {
       if (readers.read_plain(*it, plain)) {
         ++it;
