@@ -176,7 +176,9 @@ class PointwiseConv final : public Kernel {
     float* yd = y.data<float>();
 #pragma omp parallel if (items > 1)
     {
-      std::vector<float> scratch_x(channels_ * kTile), scratch_y(kRows * kTile);
+      thread_local std::vector<float> scratch_x, scratch_y;  // kept: no allocation per run
+      scratch_x.resize(std::max<size_t>(scratch_x.size(), channels_ * kTile));
+      scratch_y.resize(kRows * kTile);
 #pragma omp for schedule(static)
       for (int64_t i = 0; i < items; ++i) {
         const int64_t image = i / (tiles * parts), t = i / parts % tiles, part = i % parts;

@@ -458,27 +458,25 @@ class TransposeKernel : public StridedViewKernel {
     const std::vector<int64_t> in_strides = contiguous_strides(x.shape);
     std::vector<bool> used(rank, false);
     Shape out;
-    for (int64_t p : perm) {
-      const int64_t a = normalize_axis(p, rank, init.node);
-      EDGEQ_CHECK(!used[a], init.node.describe(), ": perm repeats axis ", a);
-      used[a] = true;
-      out.push_back(x.shape[a]);
-      strides_.push_back(in_strides[a]);
+    for (int64_t& p : perm) {
+      p = normalize_axis(p, rank, init.node);
+      EDGEQ_CHECK(!used[p], init.node.describe(), ": perm repeats axis ", p);
+      used[p] = true;
+      out.push_back(x.shape[p]);
+      strides_.push_back(in_strides[p]);
     }
     outputs.push_back({x.dtype, out, nullptr});
     // perm = [0 .. p), [q .. rank), [p .. q): batches of [rows, cols] matrices transposed in tiles
     // (the attention's last two axes); other perms copy strided rows.
     int64_t p = 0;
-    while (p < rank && normalize_axis(perm[p], rank, init.node) == p) ++p;
+    while (p < rank && perm[p] == p) ++p;
     const size_t es = dtype_size(x.dtype);
     if (p + 1 < rank && (es == 4 || es == 1)) {
-      const int64_t q = normalize_axis(perm[p], rank, init.node);
-      bool swap = true;
-      for (int64_t i = p; i < rank; ++i) {
-        const int64_t want = i < p + rank - q ? q + (i - p) : p + (i - p - (rank - q));
-        swap = swap && normalize_axis(perm[i], rank, init.node) == want;
-      }
-      if (swap) {
+      const int64_t q = perm[p];
+      std::vector<int64_t> swapped(perm.begin(), perm.begin() + p);
+      for (int64_t i = q; i < rank; ++i) swapped.push_back(i);
+      for (int64_t i = p; i < q; ++i) swapped.push_back(i);
+      if (perm == swapped) {
         matrices_ = true;
         batch_ = product(x.shape, 0, p);
         rows_ = product(x.shape, p, q);
