@@ -26,7 +26,9 @@
 #include "quant/histogram.h"
 #include "quant/quant_config.h"
 #include "runtime/executor.h"
+#include "runtime/fake_quant.h"
 #include "runtime/kernels/byte_lut.h"
+#include "runtime/kernels/silu_fake_quant.h"
 #include "runtime/layout.h"
 #include "test_util.h"
 #include "zoo/yolo11.h"
@@ -173,6 +175,44 @@ TEST(Simd, ByteLookupIsTheTableAtEveryLevel) {
       for (int64_t i = 0; i < n; ++i) wrong += y[size_t(i)] != table[x[size_t(i)]];
       EXPECT_EQ(wrong, 0) << simd_level_name(l) << ", " << n << " bytes";
     }
+  }
+}
+
+// The QDQ SiLU with its output step (kernels/silu_fake_quant, hand-written at AVX2) against the
+// scalar formula value by value, bit for bit: awkward values (NaN, +-Inf, +-0, subnormals, huge),
+// values on a 16-bit grid as a quantized conv writes them, lengths around the 8- and 16-value
+// steps, 8- and 16-bit sigmoid steps, with and without the output step.
+TEST(Simd, QdqSiluIsTheFormulaAtEveryLevel) {
+  LevelGuard guard;
+  const FakeQuantParams sig16{1.0f / 65535, 0, 65535}, sig8{1.0f / 255, 0, 255};
+  const FakeQuantParams out16{0.00173f, -3000, 62535}, none{};
+  std::vector<float> x = awkward(4099, 11, true);
+  for (int k = -40000; k <= 40000; k += 7) x.push_back(float(k) * 0.000731f);  // a 16-bit grid
+  for (SimdLevel l : levels()) {
+    set_simd_level(l);
+    for (const FakeQuantParams& inner : {sig16, sig8})
+      for (const FakeQuantParams& outer : {out16, none})
+        for (int64_t n : {int64_t{1}, int64_t{7}, int64_t{8}, int64_t{15}, int64_t{16}, int64_t{17},
+                          int64_t{31}, static_cast<int64_t>(x.size())}) {
+          std::vector<float> y(static_cast<size_t>(n));
+          silu_fake_quant_span(x.data(), y.data(), n, inner, outer);
+          int64_t wrong = 0;
+          for (int64_t i = 0; i < n; ++i) {
+            const float v = x[size_t(i)];
+            float want = v * fake_quant(sigmoid_fast(v), inner);
+            if (outer.active()) want = fake_quant(want, outer);
+            wrong += !same_bits(y[size_t(i)], want);
+          }
+          EXPECT_EQ(wrong, 0) << simd_level_name(l) << ", " << n << " values, inner step "
+                              << inner.scale << (outer.active() ? ", output step" : "");
+        }
+    // In place, as the executor may run it.
+    std::vector<float> y = x;
+    silu_fake_quant_span(y.data(), y.data(), int64_t(y.size()), sig16, out16);
+    int64_t wrong = 0;
+    for (size_t i = 0; i < x.size(); ++i)
+      wrong += !same_bits(y[i], fake_quant(x[i] * fake_quant(sigmoid_fast(x[i]), sig16), out16));
+    EXPECT_EQ(wrong, 0) << simd_level_name(l) << ", in place";
   }
 }
 

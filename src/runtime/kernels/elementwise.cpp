@@ -10,6 +10,7 @@
 #include "runtime/kernel.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/registry.h"
+#include "runtime/kernels/silu_fake_quant.h"
 
 namespace edgeq {
 namespace {
@@ -75,24 +76,14 @@ void unary_loop(const T* x, T* y, int64_t n, const AfterChunk<T>& after = {}) {
 }
 
 // SiLU of a QDQ graph, Mul(x, DQ(Q(Sigmoid(x)))): the sigmoid is fake-quantized before the
-// multiplication.
-// (A loop of its own with its parameters by value: inlined into the chunk lambda, GCC left the
-// single-threaded copy unvectorized, about 14x slower.)
-EDGEQ_ALWAYS_INLINE void silu_inner_fq_body(const float* x, float* y, int64_t n,
-                                            FakeQuantParams inner) {
-  const float s = inner.scale, lo = inner.lo, hi = inner.hi;
-#pragma omp simd
-  for (int64_t i = 0; i < n; ++i) y[i] = x[i] * fake_quant(sigmoid_fast(x[i]), s, lo, hi);
-}
-EDGEQ_SIMD_CLONES(, void, silu_inner_fq_span, silu_inner_fq_body,
-                  (const float* x, float* y, int64_t n, FakeQuantParams inner), (x, y, n, inner))
-
+// multiplication; the output's own step is taken in the same pass (silu_fake_quant.h), so the
+// chunk's `after` only feeds the observers.
 void silu_inner_fq_loop(const float* x, float* y, int64_t n, const FakeQuantParams& inner,
-                        const AfterChunk<float>& after) {
-  const auto span =
-      simd_pick(silu_inner_fq_span_avx512, silu_inner_fq_span_avx2, silu_inner_fq_span_scalar);
+                        AfterChunk<float> after) {
+  const FakeQuantParams outer = after.fq;
+  after.fq = {};
   for_chunks(n, [&](int64_t b, int64_t e) {
-    span(x + b, y + b, e - b, inner);
+    silu_fake_quant_span(x + b, y + b, e - b, inner, outer);
     after(b, e);
   });
 }

@@ -1,0 +1,17 @@
+// The SiLU of a QDQ graph, Mul(x, DQ(Q(Sigmoid(x)))), then its output's QuantizeLinear /
+// DequantizeLinear pair: y = fake_quant(x * fake_quant(sigmoid(x), inner), outer) for each value,
+// bit-identical to the scalar formula (core/fast_math.h, runtime/fake_quant.h) at every SIMD
+// level. W8A16 simulation spends most of its time outside the convs here (one exp and three
+// divisions a value).
+#pragma once
+#include <cstdint>
+
+#include "ir/node_plan.h"
+
+namespace edgeq {
+
+// y[i] for n values (x may equal y), single-threaded; `outer` may be inactive (no output step).
+void silu_fake_quant_span(const float* x, float* y, int64_t n, const FakeQuantParams& inner,
+                          const FakeQuantParams& outer);
+
+}  // namespace edgeq
