@@ -2,10 +2,14 @@
 // oneDNN offers for it at the level it runs (ONEDNN_MAX_CPU_ISA caps it): what the executor's
 // choice of kernel per shape rests on. NHWC activations, weights in the layout each implementation
 // asks for, bias and the fused SiLU (as the executor runs them). Counters: GFLOP/s, and "default"
-// = 1 for the implementation oneDNN picks first (the one the executor runs).
+// = 1 for the implementation oneDNN picks first. Where the executor runs a shape on edgeq's own
+// Winograd kernel instead (winograd_conv.h: 3x3 stride 1 at the AVX2 level) a "winograd" row
+// times that, with "max_diff", its largest difference from oneDNN's output on the same data.
 //   EDGEQ_SIMD=avx2 ONEDNN_MAX_CPU_ISA=AVX2 build/edgeq_bench --benchmark_filter=ConvImpl
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -18,6 +22,7 @@
 #include "runtime/dnnl_context.h"
 #include "runtime/executor.h"
 #include "runtime/kernels/conv_common.h"
+#include "runtime/kernels/winograd_conv.h"
 
 namespace edgeq {
 namespace {
@@ -80,6 +85,37 @@ void run_impl(benchmark::State& state, ConvGeometry g, int impl) {
   state.SetLabel(pd.impl_info_str());
 }
 
+void run_winograd(benchmark::State& state, ConvGeometry g) {
+  const int64_t oc = g.dst_dims[1], ic = g.src_dims[1];
+  std::vector<float> weights(oc * ic * 9), bias(oc);
+  for (size_t i = 0; i < weights.size(); ++i) weights[i] = float((i * 7919) % 255) / 1275.f - 0.1f;
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = float(i % 7) * 0.1f - 0.3f;
+  auto pd = conv_pd(g);
+  auto& eng = dnnl_engine();
+  memory user_w({{oc, ic, 3, 3}, memory::data_type::f32, tag::oihw}, eng, weights.data());
+  memory w(pd.weights_desc(), eng), src(pd.src_desc(), eng), dst(pd.dst_desc(), eng);
+  memory b({{oc}, memory::data_type::f32, tag::x}, eng, bias.data());
+  dnnl::reorder(user_w, w).execute(dnnl_stream(), user_w, w);
+  float* x = static_cast<float*>(src.get_data_handle());
+  for (size_t i = 0; i < pd.src_desc().get_size() / sizeof(float); ++i)
+    x[i] = float((i * 104729) % 1000) / 500.f - 1.f;
+  dnnl::convolution_forward(pd).execute(
+      dnnl_stream(),
+      {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_BIAS, b}, {DNNL_ARG_DST, dst}});
+  dnnl_stream().wait();
+  const WinogradConv conv(g, weights.data(), bias.data(), /*silu=*/true);
+  std::vector<float> y(pd.dst_desc().get_size() / sizeof(float));
+  conv.run(x, y.data());
+  const float* want = static_cast<const float*>(dst.get_data_handle());
+  double max_diff = 0;
+  for (size_t i = 0; i < y.size(); ++i)
+    max_diff = std::max(max_diff, double(std::fabs(y[i] - want[i])));
+  for (auto _ : state) conv.run(x, y.data());
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(conv_flops(g) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["max_diff"] = max_diff;
+}
+
 // Registers one benchmark per (shape, implementation) of the model's Convs, at static init.
 bool register_all() {
   std::string path;
@@ -108,6 +144,11 @@ bool register_all() {
             ->UseRealTime();
       if (!pd.next_impl()) break;
     }
+    if (WinogradConv::supports(geom))
+      benchmark::RegisterBenchmark(("BM_ConvImpl/" + name + "/winograd").c_str(), run_winograd,
+                                   geom)
+          ->Unit(benchmark::kMicrosecond)
+          ->UseRealTime();
   }
   return true;
 }

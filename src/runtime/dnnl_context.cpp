@@ -17,4 +17,13 @@ dnnl::stream& dnnl_thread_stream() {
   return s;
 }
 
+bool onednn_runs_avx2() {
+#if defined(__x86_64__) || defined(__i386__)
+  const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
+  return isa == dnnl::cpu_isa::avx2 || isa == dnnl::cpu_isa::avx2_vnni;
+#else
+  return false;
+#endif
+}
+
 }  // namespace edgeq

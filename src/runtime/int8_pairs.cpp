@@ -5,6 +5,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "core/error.h"
+#include "runtime/dnnl_context.h"
 
 namespace edgeq {
 namespace {
@@ -59,12 +60,7 @@ bool weight_pairs_can_overflow(const Tensor& weights) {
 }
 
 bool onednn_int8_pair_order_known() {
-#if defined(__x86_64__) || defined(__i386__)
-  const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
-  return isa == dnnl::cpu_isa::avx2 || isa == dnnl::cpu_isa::avx2_vnni;
-#else
-  return false;
-#endif
+  return onednn_runs_avx2();
 }
 
 bool int8_conv_splits_weights(const Tensor& weights, int64_t group) {

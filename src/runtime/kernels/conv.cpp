@@ -2,11 +2,15 @@
 // or an output fake-quant step (runtime/fake_quant.h) as post-ops: divide by the scale (a binary
 // post-op, so the division is the one QuantizeLinear does), round half to even, clip to the code
 // range, multiply by the scale. A 1x1 Conv the planner wants written plain runs our own kernel
-// (pointwise_conv.h). The integer QConv of --exec int8 is in qconv.cpp.
+// (pointwise_conv.h); a 3x3 stride-1 Conv in NHWC runs Winograd's F(4x4, 3x3) where oneDNN runs
+// its AVX2 kernels (winograd_conv.h). The integer QConv of --exec int8 is in qconv.cpp.
+#include <memory>
+
 #include "runtime/fusion.h"
 #include "runtime/kernels/conv_common.h"
 #include "runtime/kernels/pointwise_conv.h"
 #include "runtime/kernels/registry.h"
+#include "runtime/kernels/winograd_conv.h"
 
 namespace edgeq {
 namespace {
@@ -16,9 +20,16 @@ class Conv final : public Kernel {
   explicit Conv(const KernelInit& init) : conv_(spec(init)) {
     outputs.push_back({DType::kFloat32, geom_.output_shape(), nullptr});
     applies_fake_quant = true;
+    if (init.layout == Layout::kNHWC && WinogradConv::supports(geom_)) {
+      const Tensor* bias = init.has_input(2) ? &init.constant(2) : nullptr;
+      winograd_ = std::make_unique<WinogradConv>(geom_, init.constant(1).data<float>(),
+                                                 bias ? bias->data<float>() : nullptr,
+                                                 init.node.plan.silu, init.node.plan.out);
+    }
   }
 
   void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
+    if (winograd_) return winograd_->run(in[0]->data<float>(), out[0]->data<float>());
     conv_.run(in[0]->raw(), out[0]->raw());
   }
 
@@ -46,7 +57,8 @@ class Conv final : public Kernel {
   }
 
   ConvGeometry geom_;
-  DnnlConv conv_;
+  DnnlConv conv_;                           // oneDNN's convolution, built on first use
+  std::unique_ptr<WinogradConv> winograd_;  // where it runs the geometry instead
 };
 
 }  // namespace

@@ -75,11 +75,11 @@ void unary_loop(const T* x, T* y, int64_t n, const AfterChunk<T>& after = {}) {
   }
 }
 
-// SiLU of a QDQ graph, Mul(x, DQ(Q(Sigmoid(x)))): the sigmoid is fake-quantized before the
-// multiplication; the output's own step is taken in the same pass (silu_fake_quant.h), so the
-// chunk's `after` only feeds the observers.
-void silu_inner_fq_loop(const float* x, float* y, int64_t n, const FakeQuantParams& inner,
-                        AfterChunk<float> after) {
+// SiLU, of a QDQ graph (Mul(x, DQ(Q(Sigmoid(x)))): the sigmoid fake-quantized before the
+// multiplication) or not (`inner` inactive); the output's own step is taken in the same pass
+// (silu_fake_quant.h), so the chunk's `after` only feeds the observers.
+void silu_loop(const float* x, float* y, int64_t n, const FakeQuantParams& inner,
+               AfterChunk<float> after) {
   const FakeQuantParams outer = after.fq;
   after.fq = {};
   for_chunks(n, [&](int64_t b, int64_t e) {
@@ -112,8 +112,8 @@ class UnaryKernel : public Kernel {
       case DType::kFloat32: {
         AfterChunk<float> after{y.data<float>(), out_fq_, {&observer_}, {x.data<float>()}};
         if (!observer_) after.observer[0] = nullptr;
-        if (op == UnaryOp::kSilu && inner_fq_.active())
-          return silu_inner_fq_loop(x.data<float>(), y.data<float>(), x.numel(), inner_fq_, after);
+        if (op == UnaryOp::kSilu)
+          return silu_loop(x.data<float>(), y.data<float>(), x.numel(), inner_fq_, after);
         return unary_loop<op>(x.data<float>(), y.data<float>(), x.numel(), after);
       }
       case DType::kInt64:

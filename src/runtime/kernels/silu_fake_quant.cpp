@@ -34,6 +34,12 @@ EDGEQ_SIMD_CLONES(, void, silu_inner_span, silu_inner_body,
                   (const float* x, float* y, int64_t n, float s, float lo, float hi),
                   (x, y, n, s, lo, hi))
 
+EDGEQ_ALWAYS_INLINE void silu_body(const float* x, float* y, int64_t n) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) y[i] = silu_fast(x[i]);
+}
+EDGEQ_SIMD_CLONES(, void, silu_span, silu_body, (const float* x, float* y, int64_t n), (x, y, n))
+
 #ifdef EDGEQ_SILU_FQ_INTRINSICS
 
 // fake_quant(): k = rint(x / s) + 0 (-0 -> +0); k > hi ? hi : k; k >= lo ? k : lo; k * s.
@@ -71,19 +77,21 @@ EDGEQ_TARGET_AVX2 inline __m256 exp_neg_abs8(__m256 x) {
   return _mm256_mul_ps(p, _mm256_castsi256_ps(bits));
 }
 
-// x * fake_quant(sigmoid(x)) from x and e = exp(-|x|): 1 / (1 + e) for x >= 0, e / (1 + e) below.
+// x * fake_quant(sigmoid(x)) (x * sigmoid(x) without kInner) from x and e = exp(-|x|):
+// sigmoid(x) = 1 / (1 + e) for x >= 0, e / (1 + e) below.
+template <bool kInner>
 EDGEQ_TARGET_AVX2 inline __m256 silu_from_exp8(__m256 x, __m256 e, __m256 s, __m256 lo, __m256 hi) {
   const __m256 one = _mm256_set1_ps(1.0f);
   const __m256 pos = _mm256_div_ps(one, _mm256_add_ps(one, e));
   const __m256 sig = _mm256_blendv_ps(_mm256_mul_ps(e, pos), pos,
                                       _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GE_OQ));
-  return _mm256_mul_ps(x, fake_quant8(sig, s, lo, hi));
+  return _mm256_mul_ps(x, kInner ? fake_quant8(sig, s, lo, hi) : sig);
 }
 
 // Blocks of up to kBlock values, each in three passes through a buffer in L1 (the exps, the
 // sigmoids and products, the output steps): each pass's loop is short enough that the CPU
 // overlaps several of its iterations, which one long loop's dependency chain prevents.
-template <bool kOuter>
+template <bool kInner, bool kOuter>
 EDGEQ_TARGET_AVX2 void silu_fq_avx2(const float* x, float* y, int64_t n,
                                     const FakeQuantParams& inner, const FakeQuantParams& outer) {
   constexpr int64_t kBlock = 256;
@@ -101,15 +109,16 @@ EDGEQ_TARGET_AVX2 void silu_fq_avx2(const float* x, float* y, int64_t n,
     // y may be x: y's block is written only after the block's last read of x.
     float* to = kOuter ? t : y + i;
     for (int64_t j = 0; j < m; j += 8)
-      _mm256_storeu_ps(to + j,
-                       silu_from_exp8(_mm256_loadu_ps(xb + j), _mm256_load_ps(t + j), s, lo, hi));
+      _mm256_storeu_ps(to + j, silu_from_exp8<kInner>(_mm256_loadu_ps(xb + j),
+                                                      _mm256_load_ps(t + j), s, lo, hi));
     if constexpr (kOuter)
       for (int64_t j = 0; j < m; j += 8)
         _mm256_storeu_ps(y + i + j, fake_quant8(_mm256_load_ps(t + j), s2, lo2, hi2));
     i += m;
   }
   for (; i < n; ++i) {
-    const float v = silu_fake_quant_value(x[i], inner.scale, inner.lo, inner.hi);
+    const float v =
+        kInner ? silu_fake_quant_value(x[i], inner.scale, inner.lo, inner.hi) : silu_fast(x[i]);
     y[i] = kOuter ? fake_quant(v, outer) : v;
   }
 }
@@ -122,12 +131,24 @@ void silu_fake_quant_span(const float* x, float* y, int64_t n, const FakeQuantPa
                           const FakeQuantParams& outer) {
 #ifdef EDGEQ_SILU_FQ_INTRINSICS
   if (simd_level() == SimdLevel::kAvx2) {
-    if (outer.active()) return silu_fq_avx2<true>(x, y, n, inner, outer);
-    return silu_fq_avx2<false>(x, y, n, inner, outer);
+    const int form = (inner.active() ? 2 : 0) + (outer.active() ? 1 : 0);
+    switch (form) {
+      case 3:
+        return silu_fq_avx2<true, true>(x, y, n, inner, outer);
+      case 2:
+        return silu_fq_avx2<true, false>(x, y, n, inner, outer);
+      case 1:
+        return silu_fq_avx2<false, true>(x, y, n, inner, outer);
+      default:
+        return silu_fq_avx2<false, false>(x, y, n, inner, outer);
+    }
   }
 #endif
-  simd_pick(silu_inner_span_avx512, silu_inner_span_avx2, silu_inner_span_scalar)(
-      x, y, n, inner.scale, inner.lo, inner.hi);
+  if (inner.active())
+    simd_pick(silu_inner_span_avx512, silu_inner_span_avx2, silu_inner_span_scalar)(
+        x, y, n, inner.scale, inner.lo, inner.hi);
+  else
+    simd_pick(silu_span_avx512, silu_span_avx2, silu_span_scalar)(x, y, n);
   if (outer.active()) fake_quant_span(y, y, n, outer);
 }
 
