@@ -457,7 +457,7 @@ TEST(Api, LedgerRecordsReportsAndGatesThem) {
 TEST(LibraryMessages, NameNoCommandLineFlag) {
   const std::regex literal(R"("(?:[^"\\\n]|\\.)*")"), flag(R"(--[a-z])");
   std::vector<std::string> found;
-  for (const auto& e : fs::recursive_directory_iterator(std::string(EDGEQ_SOURCE_DIR) + "/src")) {
+  for (const auto& e : fs::recursive_directory_iterator(test::source_dir() + "/src")) {
     const std::string path = e.path().string();
     const std::string ext = e.path().extension().string();
     if (!e.is_regular_file() || (ext != ".cpp" && ext != ".h") ||

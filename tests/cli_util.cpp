@@ -15,7 +15,7 @@ namespace edgeq::test {
 
 std::string edgeq_bin() {
   const char* env = std::getenv("EDGEQ_BIN");
-  return env ? env : std::string(EDGEQ_BINARY_DIR) + "/edgeq";
+  return env ? env : binary_dir() + "/edgeq";
 }
 
 std::string shell_quote(const std::string& s) {

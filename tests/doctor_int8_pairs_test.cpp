@@ -90,7 +90,7 @@ TEST(DoctorInt8Pairs, CountsSaturationsOnImages) {
 TEST(DoctorInt8Pairs, RealModelFlaggedThroughTheCli) {
   const std::string dir = test::temp_dir("doctor_pairs");
   const std::string model =
-      std::string(EDGEQ_SOURCE_DIR) + "/tests/data/ort-avx2-int8/yolo11n-pose.w8a8.onnx";
+      test::source_dir() + "/tests/data/ort-avx2-int8/yolo11n-pose.w8a8.onnx";
   auto r =
       test::run_cli("doctor --model '" + model + "' --target cpu-avx2 --json '" + dir + "/d.json'");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -25,7 +25,7 @@ namespace edgeq {
 namespace {
 
 std::string finding(const std::string& name) {
-  return read_file(std::string(EDGEQ_SOURCE_DIR) + "/tests/data/fuzz/" + name);
+  return read_file(test::source_dir() + "/tests/data/fuzz/" + name);
 }
 
 // Runs f, which must throw edgeq::Error with a one-line message containing `want`.

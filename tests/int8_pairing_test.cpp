@@ -293,7 +293,7 @@ TEST(Int8Pairing, OrdersByHand) {
 // emulation lands as close to them as two exact engines land to each other (~0.7), while the
 // exact integer run stays as far as the QDQ formula does (~2.7).
 TEST(Int8Pairing, EmulationReproducesOnnxRuntimeOnAvx2) {
-  const std::string data = std::string(EDGEQ_SOURCE_DIR) + "/tests/data/ort-avx2-int8";
+  const std::string data = test::source_dir() + "/tests/data/ort-avx2-int8";
   const Graph model = load_onnx(data + "/yolo11n-pose.w8a8.onnx");
   auto mean_abs = [](const Tensor& a, const Tensor& b) {
     EXPECT_EQ(a.shape(), b.shape());

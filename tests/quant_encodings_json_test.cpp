@@ -203,7 +203,7 @@ TEST(QuantEncodingsJson, RefusesMalformedFiles) {
   EXPECT_NE(error_of(R"({"activation_encodings": {"t2": []}, "param_encodings": {}})").find("'t2'"),
             std::string::npos);
   EXPECT_THROW(encodings_to_json(sample_set(), "2.0.0"), Error);
-  EXPECT_THROW(load_encodings(std::string(EDGEQ_BINARY_DIR) + "/no_such_encodings.json"), Error);
+  EXPECT_THROW(load_encodings(test::binary_dir() + "/no_such_encodings.json"), Error);
 }
 
 }  // namespace edgeq

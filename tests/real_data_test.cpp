@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 TEST(RealData, ModelIsTheDocumentedFile) {
   EDGEQ_REQUIRE_REAL_DATA();
-  const std::string readme = read_file(EDGEQ_SOURCE_DIR "/models/README.md");
+  const std::string readme = read_file(test::source_dir() + "/models/README.md");
   const std::string sha = sha256_hex(read_file(test::real_model_path()));
   EXPECT_EQ(sha.size(), 64u);
   EXPECT_NE(readme.find(sha), std::string::npos)
@@ -39,8 +39,8 @@ TEST(RealData, Coco8PoseHasEightLabelledPhotosAndItsNotices) {
   }
   EXPECT_TRUE(fs::is_regular_file(root / "LICENSE"));
   EXPECT_TRUE(fs::is_regular_file(root / "NOTICE.md"));
-  EXPECT_TRUE(fs::is_regular_file(fs::path(EDGEQ_SOURCE_DIR) / "LICENSE"));
-  EXPECT_TRUE(fs::is_regular_file(fs::path(EDGEQ_SOURCE_DIR) / "THIRD_PARTY_NOTICES.md"));
+  EXPECT_TRUE(fs::is_regular_file(fs::path(test::source_dir()) / "LICENSE"));
+  EXPECT_TRUE(fs::is_regular_file(fs::path(test::source_dir()) / "THIRD_PARTY_NOTICES.md"));
 }
 
 }  // namespace

@@ -149,7 +149,7 @@ TEST(StudyCli, DataValidatesAgainstTheSchema) {
   StudyFixture& fx = fixture();
   REQUIRE_STUDY(fx);
   const nlohmann::json schema =
-      load_json(std::string(EDGEQ_SOURCE_DIR) + "/data/study.schema.json");
+      load_json(test::source_dir() + "/data/study.schema.json");
   for (const nlohmann::json* d : {&fx.first, &fx.third}) {
     const auto errors = test::validate_json_schema(schema, *d);
     EXPECT_TRUE(errors.empty()) << errors.size() << " errors, first: " << errors[0];
@@ -160,7 +160,7 @@ TEST(StudyCli, SchemaValidatorCatchesViolations) {
   StudyFixture& fx = fixture();
   REQUIRE_STUDY(fx);
   const nlohmann::json schema =
-      load_json(std::string(EDGEQ_SOURCE_DIR) + "/data/study.schema.json");
+      load_json(test::source_dir() + "/data/study.schema.json");
   nlohmann::json d = fx.third;
   d["runs"][0].erase("latency_ms");
   d["runs"][1]["arm"] = "D";

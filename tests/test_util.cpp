@@ -22,6 +22,14 @@ namespace fs = std::filesystem;
 
 namespace edgeq::test {
 
+std::string source_dir() {
+  return EDGEQ_SOURCE_DIR;
+}
+
+std::string binary_dir() {
+  return EDGEQ_BINARY_DIR;
+}
+
 std::string real_model_path() {
   return EDGEQ_SOURCE_DIR "/models/yolo11n-pose.onnx";
 }

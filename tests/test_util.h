@@ -16,6 +16,10 @@ namespace edgeq::test {
 // tests on them never skip; EDGEQ_REQUIRE_REAL_DATA fails a test when a checkout lacks them.
 std::string real_model_path();  // models/yolo11n-pose.onnx
 std::string coco8_pose_dir();   // data/coco8-pose (images/ and labels/, train and val)
+// The source and build folders (only test_util.cpp is compiled with their paths, so the other test
+// files compile the same in every checkout).
+std::string source_dir();
+std::string binary_dir();
 // The message of the edgeq::Error `f` throws, or "" when it throws none.
 std::string error_of(const std::function<void()>& f);
 // Empty when the ORT oracle can run; otherwise the reason it cannot.

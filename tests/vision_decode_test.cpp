@@ -10,6 +10,7 @@
 #include "vision/postprocess.h"
 #include "vision/yolo_decode.h"
 #include "vision/yolo_layout.h"
+#include "test_util.h"
 
 namespace edgeq {
 namespace {
@@ -99,7 +100,7 @@ TEST(VisionLayout, RejectsShapesThatCannotBeYolo) {
 }
 
 TEST(VisionLayout, RealModelMetadata) {
-  const std::string path = EDGEQ_SOURCE_DIR "/models/yolo11n-pose.onnx";
+  const std::string path = test::source_dir() + "/models/yolo11n-pose.onnx";
   ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing from this checkout";
   Graph g = load_onnx(path);
   YoloLayout l = yolo_layout_for(g, {1, 56, 8400});

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "vision/labels.h"
+#include "test_util.h"
 
 namespace edgeq {
 namespace {
@@ -79,7 +80,7 @@ TEST(VisionLabels, LabelPathForImage) {
 }
 
 TEST(VisionLabels, RealCoco8PoseFile) {
-  const std::string path = EDGEQ_SOURCE_DIR "/data/coco8-pose/labels/train/000000000049.txt";
+  const std::string path = test::source_dir() + "/data/coco8-pose/labels/train/000000000049.txt";
   ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing from this checkout";
   auto l = read_yolo_labels(path, 1000, 500);
   ASSERT_EQ(l.size(), 2u);  // the file holds two people

@@ -15,13 +15,14 @@
 #include "vision/letterbox.h"
 #include "vision/matching.h"
 #include "vision/postprocess.h"
+#include "test_util.h"
 
 namespace edgeq {
 namespace {
 
 TEST(VisionModel, Coco8PoseMatchesLabels) {
-  const std::string model = EDGEQ_SOURCE_DIR "/models/yolo11n-pose.onnx";
-  const std::string images = EDGEQ_SOURCE_DIR "/data/coco8-pose/images";
+  const std::string model = test::source_dir() + "/models/yolo11n-pose.onnx";
+  const std::string images = test::source_dir() + "/data/coco8-pose/images";
   ASSERT_TRUE(std::filesystem::exists(model) && std::filesystem::exists(images))
       << "needs " << model << " and " << images;
 
