@@ -225,6 +225,39 @@ TEST(ProbeCli, FindsBrightnessInPooledTaps) {
                     dir + "/labels.csv'");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("--arm A"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("features of"), std::string::npos) << "refused after the features";
+}
+
+// What fails only after every image's features were extracted fails before the first one (issue
+// 46): a missing or foreign quantized model, more folds than labelled images.
+TEST(ProbeCli, RefusesBeforeExtractingFeatures) {
+  const std::string dir = test::temp_dir("probe-cli-early");
+  std::filesystem::create_directories(dir + "/img");
+  std::string csv = "image,label\n";
+  for (int i = 0; i < 4; ++i) {
+    const std::string name = "s" + std::to_string(i) + ".jpg";
+    cv::imwrite(dir + "/img/" + name, synthetic_scene(i, 7, 160, 120));
+    csv += name + (i % 2 ? ",a\n" : ",b\n");
+  }
+  write_file_atomic(dir + "/labels.csv", csv);
+  CutSpec spec;
+  spec.arm = Arm::kA;
+  save_onnx(cut_model(build_yolo11("yolo11n", 160), spec), dir + "/armA.onnx");
+  spec.arm = Arm::kB;
+  save_onnx(cut_model(build_yolo11("yolo11n", 160), spec), dir + "/armB.onnx");
+  const std::string base = "probe --model '" + dir + "/armA.onnx' --images '" + dir +
+                           "/img' --labels '" + dir + "/labels.csv' --json '" + dir + "/p.json'";
+  const auto refused_early = [&](const std::string& extra, const std::string& needle) {
+    const auto r = test::run_cli(base + " " + extra);
+    EXPECT_NE(r.exit_code, 0) << extra;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << extra << "\n" << r.err;
+    EXPECT_EQ(r.err.find("features of"), std::string::npos) << extra << "\n" << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir + "/p.json"));
+  };
+  refused_early("--folds 2 --quantized '" + dir + "/missing.onnx'", "missing.onnx");
+  refused_early("--folds 2 --quantized '" + dir + "/armB.onnx'", "features per image");
+  refused_early("--folds 1000", "4 labelled images for 1000 folds");
+  refused_early("--folds 5", "4 labelled images for 5 folds");
 }
 
 }  // namespace

@@ -32,6 +32,9 @@ void run_probe_cli(const ProbeArgs& a) {
   const ProbeLabels labels = read_probe_labels(a.labels, a.task);
   const std::vector<std::string> images = expand_image_paths(a.images);
   const std::vector<std::string> paths = probe_image_paths(labels, images);
+  // What would fail after the features were extracted fails now.
+  probe_folds(labels, a.folds);
+  check_probe_models(a.model, a.quantized, kMaxFeatures);
   if (paths.size() < images.size())  // never dropped silently
     std::cerr << "note: " << images.size() - paths.size() << " of the " << images.size()
               << " images have no row in " << a.labels << " and are not probed\n";
@@ -46,7 +49,7 @@ void run_probe_cli(const ProbeArgs& a) {
   };
   const Eigen::MatrixXd f = features(a.model);
   EDGEQ_CHECK(f.cols() <= kMaxFeatures, "probe: '", a.model, "' gives ", f.cols(),
-              " features per image; probe pooled taps (edgeq cut --arm A)");
+              " features per image; probe pooled taps (edgeq cut --arm A)");  // dynamic shapes
   Eigen::MatrixXd q;
   if (!a.quantized.empty()) q = features(a.quantized);
   ProbeOptions opt;

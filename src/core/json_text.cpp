@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "core/utf8.h"
+
 namespace edgeq {
 namespace {
 
@@ -12,32 +14,6 @@ using nlohmann::json;
 // becomes NUL + U+0001. nlohmann writes NUL as \u0000 and U+0080-U+00FF as themselves, so the
 // marks are found again in the text and turned into \udcXX (and back to \u0000).
 constexpr char kMark = '\0';
-
-// Length of the well-formed UTF-8 sequence starting at s[i]; 0 when none starts there.
-size_t utf8_length(std::string_view s, size_t i) {
-  const auto at = [&](size_t k) { return static_cast<unsigned>(static_cast<unsigned char>(s[k])); };
-  const unsigned c = at(i);
-  if (c < 0x80) return 1;
-  size_t n = 0;
-  unsigned lo = 0x80, hi = 0xbf;  // the range of the second byte
-  if (c >= 0xc2 && c <= 0xdf) {
-    n = 2;
-  } else if (c >= 0xe0 && c <= 0xef) {
-    n = 3;
-    if (c == 0xe0) lo = 0xa0;  // no overlong forms
-    if (c == 0xed) hi = 0x9f;  // no surrogates
-  } else if (c >= 0xf0 && c <= 0xf4) {
-    n = 4;
-    if (c == 0xf0) lo = 0x90;  // no overlong forms
-    if (c == 0xf4) hi = 0x8f;  // nothing above U+10FFFF
-  } else {
-    return 0;
-  }
-  if (i + n > s.size() || at(i + 1) < lo || at(i + 1) > hi) return 0;
-  for (size_t k = 2; k < n; ++k)
-    if (at(i + k) < 0x80 || at(i + k) > 0xbf) return 0;
-  return n;
-}
 
 void append_marked_byte(std::string& out, unsigned byte) {
   out += kMark;

@@ -172,7 +172,7 @@ std::vector<int> probe_folds(const ProbeLabels& labels, int folds) {
   const size_t n = labels.images.size();
   EDGEQ_CHECK(folds >= 2, "probe: at least two folds");
   EDGEQ_CHECK(n >= static_cast<size_t>(folds), "probe: ", n, " labelled images for ", folds,
-              " folds");
+              " folds (at most one fold per labelled image: ", n, ")");
   std::vector<int> order(n);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {

@@ -8,6 +8,40 @@
 
 namespace edgeq {
 
+namespace {
+
+struct ProbeModel {
+  int64_t features = 0;  // the outputs' elements; -1 when a shape is not static
+};
+
+ProbeModel probe_model(const std::string& path, const char* role) {
+  Graph g = load_onnx(path);
+  yolo_image_input(g);  // throws when there is none
+  ProbeModel m;
+  for (const ValueInfo& o : g.outputs) {
+    int64_t n = 1;
+    for (int64_t d : o.shape) n = d < 0 || n < 0 ? -1 : n * d;
+    m.features = n < 0 || m.features < 0 ? -1 : m.features + n;
+  }
+  EDGEQ_CHECK(!g.outputs.empty(), role, " '", path, "' has no outputs");
+  return m;
+}
+
+}  // namespace
+
+void check_probe_models(const std::string& model_path, const std::string& quantized_path,
+                        int64_t max_features) {
+  const ProbeModel m = probe_model(model_path, "probe model");
+  EDGEQ_CHECK(m.features <= max_features, "probe: '", model_path, "' gives ", m.features,
+              " features per image; probe pooled taps (edgeq cut --arm A)");
+  if (quantized_path.empty()) return;
+  const ProbeModel q = probe_model(quantized_path, "quantized model");
+  EDGEQ_CHECK(q.features == m.features || q.features < 0 || m.features < 0,
+              "probe: quantized model '", quantized_path, "' gives ", q.features,
+              " features per image, '", model_path, "' ", m.features,
+              " (quantize the same arm A model)");
+}
+
 Eigen::MatrixXd model_features(const std::string& model_path,
                                const std::vector<std::string>& images, ExecMode exec, int threads,
                                const std::function<bool(size_t, size_t)>& on_image) {

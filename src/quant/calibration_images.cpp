@@ -1,5 +1,6 @@
 #include "quant/calibration_images.h"
 
+#include <cctype>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -7,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/printable.h"
 #include "vision/image_io.h"
 
 namespace edgeq {
@@ -21,34 +23,72 @@ std::string parent_of(const std::string& path, const std::string& root) {
   return rel == "." ? "" : rel;
 }
 
-std::vector<CalibrationImage> from_list_file(const std::string& list) {
-  std::vector<CalibrationImage> out;
-  fs::path base = fs::path(list).parent_path();
-  std::stringstream ss(read_file(list, kMaxTextBytes));
+bool has_list_extension(const std::string& path) {
+  std::string ext = fs::path(path).extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".txt" || ext == ".lst" || ext == ".list";
+}
+
+// The entries of a list file: one path a line, '#' starts a comment, blanks are trimmed.
+std::vector<std::pair<size_t, std::string>> list_entries(const std::string& text) {
+  std::vector<std::pair<size_t, std::string>> out;
+  std::stringstream ss(text);
   std::string line;
-  while (std::getline(ss, line)) {
+  for (size_t line_no = 1; std::getline(ss, line); ++line_no) {
     if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
     while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
     size_t b = 0;
     while (b < line.size() && std::isspace(static_cast<unsigned char>(line[b]))) ++b;
-    line = line.substr(b);
-    if (line.empty()) continue;
-    fs::path p(line);
-    if (p.is_relative()) p = base / p;
+    if (b < line.size()) out.emplace_back(line_no, line.substr(b));
+  }
+  return out;
+}
+
+// A file named as images that is not an image or a folder is read as a list only when it says it
+// is one: a list extension, or a first entry that names an image file. Anything else (a config
+// file, a video, a binary) is refused without echoing a byte of it.
+std::vector<CalibrationImage> from_list_file(const std::string& list) {
+  if (is_video_path(list))
+    fail("'", printable_path(list), "' is a video: images are read from an image, a folder or a ",
+         "list of image paths (.txt); videos are run frame by frame by detect (edgeq run)");
+  const std::string text = read_file(list, kMaxTextBytes);
+  const fs::path base = fs::path(list).parent_path();
+  const auto resolve = [&](const std::string& entry) {
+    fs::path p(entry);
+    return p.is_relative() ? base / p : p;
+  };
+  const auto entries = text.find('\0') == std::string::npos
+                           ? list_entries(text)
+                           : std::vector<std::pair<size_t, std::string>>{};
+  EDGEQ_CHECK(!entries.empty() || !has_list_extension(list), "image list '", printable_path(list),
+              "' names no image");
+  std::error_code ec;
+  const bool is_list =
+      !entries.empty() &&
+      (has_list_extension(list) ||
+       (is_image_path(entries[0].second) && fs::is_regular_file(resolve(entries[0].second), ec)));
+  EDGEQ_CHECK(is_list, "'", printable_path(list),
+              "' is not an image (jpg, jpeg, png, bmp, webp), a folder or an image list (a .txt, "
+              ".lst or .list file, or one whose first line is an image path)");
+  std::vector<CalibrationImage> out;
+  for (const auto& [line_no, entry] : entries) {
+    const fs::path p = resolve(entry);
+    EDGEQ_CHECK(fs::is_regular_file(p, ec), "image list '", printable_path(list), "' line ",
+                line_no, ": no image file '", printable_path(p.string(), 64), "'");
     out.push_back({p.string(), p.parent_path().string()});
   }
-  EDGEQ_CHECK(!out.empty(), "image list '", list, "' names no image");
   return out;
 }
 
 }  // namespace
 
 std::vector<CalibrationImage> list_calibration_images(const std::string& spec) {
-  EDGEQ_CHECK(fs::exists(spec), "image path '", spec, "' does not exist");
-  if (fs::is_directory(spec)) {
+  std::error_code ec;
+  EDGEQ_CHECK(fs::exists(spec, ec), "image path '", printable_path(spec), "' does not exist");
+  if (fs::is_directory(spec, ec)) {
     std::vector<CalibrationImage> out;
     for (const std::string& p : list_images(spec)) out.push_back({p, parent_of(p, spec)});
-    EDGEQ_CHECK(!out.empty(), "image folder '", spec,
+    EDGEQ_CHECK(!out.empty(), "image folder '", printable_path(spec),
                 "' holds no images (jpg, jpeg, png, bmp, webp)");
     return out;
   }

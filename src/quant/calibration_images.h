@@ -22,8 +22,11 @@ struct CalibrationImage {
 };
 
 // A folder (recursive), a single image file, or a text file listing image paths one per line
-// (relative paths are read from the list's folder; '#' starts a comment). Throws naming the path
-// when it does not exist or holds no image.
+// (relative paths are read from the list's folder; '#' starts a comment). A list is a .txt, .lst
+// or .list file, or a file whose first entry is an existing image; every entry must be an existing
+// file (checked here, before any work). Throws naming the path (escaped and shortened: nothing a
+// file holds is echoed beyond a listed path) when it does not exist, holds no image or is neither
+// an image, a folder nor a list.
 std::vector<CalibrationImage> list_calibration_images(const std::string& spec);
 
 std::vector<CalibrationImage> sample_calibration_images(std::vector<CalibrationImage> images,

@@ -168,3 +168,17 @@ def test_file_names_that_are_not_utf8_keep_their_bytes(zoo_session, zoo_pose_pat
     (folder / os.fsdecode(b"c\xfe.jpg")).write_bytes(b"not a jpeg")
     with pytest.raises(edgeq.Error, match=r"c\\xfe\.jpg"):
         zoo_session.predict(folder / os.fsdecode(b"c\xfe.jpg"))
+
+
+def test_a_video_or_config_file_is_not_echoed(zoo_session, tmp_path):
+    """A file that is not an image, a folder or an image list is refused without its bytes."""
+    avi = tmp_path / "v.avi"
+    avi.write_bytes(b"RIFF\x10\x00\x00\x00AVI LIST\x1b]0;pwned\x07")
+    with pytest.raises(edgeq.Error, match="is a video") as e:
+        zoo_session.predict(str(avi))
+    assert "RIFF" not in str(e.value) and "pwned" not in str(e.value)
+    cfg = tmp_path / "secret.cfg"
+    cfg.write_text("API_KEY=sk-live-0123456789abcdef\n")
+    with pytest.raises(edgeq.Error, match="is not an image") as e:
+        zoo_session.predict(str(cfg))
+    assert "sk-live" not in str(e.value)
