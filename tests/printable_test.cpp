@@ -50,6 +50,15 @@ TEST(Printable, PathsAreShortenedAroundTheMiddle) {
   EXPECT_EQ(printable(w), w) << "a cut UTF-8 sequence would be escaped";
 }
 
+TEST(Printable, ControlCharactersAreFound) {
+  EXPECT_FALSE(has_control_characters("release-1.2 caf\xc3\xa9"));
+  EXPECT_FALSE(has_control_characters("caf\xe9"));  // a byte that is not UTF-8: kept, escaped
+  EXPECT_TRUE(has_control_characters("a\tb"));
+  EXPECT_TRUE(has_control_characters("\x1b[31m"));
+  EXPECT_TRUE(has_control_characters("x\xe2\x80\xaey"));
+  EXPECT_TRUE(has_control_characters("\xc2\x85"));
+}
+
 TEST(Printable, ErrorsAreOneEscapedLine) {
   const std::string msg =
       test::error_of([] { fail("cannot read ", "a\nb\x1b[2J\xe2\x80\xae.onnx", ": gone"); });

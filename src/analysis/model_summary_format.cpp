@@ -25,7 +25,7 @@ double share(int64_t part, int64_t total) {
 }
 
 std::string value_line(const ValueInfo& v) {
-  return v.name + "  " + dtype_name(v.dtype) + " " + shape_str(v.shape) + "  (" +
+  return printable(v.name) + "  " + dtype_name(v.dtype) + " " + shape_str(v.shape) + "  (" +
          with_commas(shape_numel(v.shape) * static_cast<int64_t>(dtype_size(v.dtype))) + " bytes)";
 }
 
@@ -41,7 +41,7 @@ std::string format_summary(const ModelSummary& s) {
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   os << "\n" << s.nodes << " nodes:";
   for (size_t i = 0; i < ops.size(); ++i)
-    os << (i ? ", " : " ") << ops[i].first << " " << ops[i].second;
+    os << (i ? ", " : " ") << printable(ops[i].first) << " " << ops[i].second;
   os << "\n";
   if (s.qdq_nodes)
     os << "(QDQ model: " << s.qdq_nodes

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/json_text.h"
+#include "core/printable.h"
 #include "core/sha256.h"
 #include "report/ledger.h"
 #include "report/ledger_check.h"
@@ -53,8 +54,8 @@ Ledger& Ledger::operator=(Ledger&&) noexcept = default;
 std::string ledger_tag_problem(const std::string& tag) {
   if (!tag.empty() && tag[0] == '@')
     return "a tag cannot start with @ (ledger show / diff / check read @N as run N)";
-  for (char c : tag)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return "a tag holds a control character";
+  if (has_control_characters(tag))
+    return "a tag holds a control or bidi formatting character (e.g. U+202E)";
   return "";
 }
 

@@ -8,6 +8,7 @@
 #include "core/comma_list.h"
 #include "core/error.h"
 #include "core/io_guard.h"
+#include "core/printable.h"
 #include "eval/label_source.h"
 #include "vision/image_io.h"
 
@@ -52,8 +53,8 @@ void run_augment(const AugmentArgs& a) {
     sources.push_back(std::move(im));
   }
   auto written = write_augmented_split(sources, a.out, opt);
-  std::cout << "wrote " << written.size() << " images from " << sources.size() << " to " << a.out
-            << "/images, labels in " << a.out << "/labels\n";
+  std::cout << "wrote " << written.size() << " images from " << sources.size() << " to "
+            << printable(a.out) << "/images, labels in " << a.out << "/labels\n";
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "cli/run_options.h"
 #include "core/file_io.h"
 #include "core/json_text.h"
+#include "core/printable.h"
 
 namespace edgeq::cli {
 namespace {
@@ -31,14 +32,15 @@ void print_profile(const BenchReport& r) {
   constexpr size_t kSlowest = 40;  // all of them: --json
   std::printf("slowest steps:\n");
   for (size_t i = 0; i < std::min(r.steps.size(), kSlowest); ++i)
-    std::printf("  %8.3f ms  %s\n", r.steps[i].ms_per_run, r.steps[i].step.c_str());
+    std::printf("  %8.3f ms  %s\n", r.steps[i].ms_per_run, printable(r.steps[i].step).c_str());
 }
 
 void print_bench(const BenchReport& r) {
   const double mib = 1048576.0;
   if (r.workers > 1) {
-    std::printf("model %s  %d workers x %d thread%s  runs %d (+%d warm-up each)\n", r.model.c_str(),
-                r.workers, r.threads, r.threads == 1 ? "" : "s", r.runs, r.warmup);
+    std::printf("model %s  %d workers x %d thread%s  runs %d (+%d warm-up each)\n",
+                printable(r.model).c_str(), r.workers, r.threads, r.threads == 1 ? "" : "s", r.runs,
+                r.warmup);
     std::printf("throughput: %.2f ms per run (wall time / runs)\n", r.throughput_ms_per_run);
     std::printf("memory: peak RSS %.1f MiB\n", r.peak_rss_bytes / mib);
     return;
@@ -46,7 +48,7 @@ void print_bench(const BenchReport& r) {
   if (!r.ops.empty()) print_profile(r);
   const bool emulated = r.emulate != "none";
   std::printf("model %s  threads %d  exec %s%s%s  simd %s  runs %d (+%d warm-up)\n",
-              r.model.c_str(), r.threads, r.exec.c_str(), emulated ? "  emulate " : "",
+              printable(r.model).c_str(), r.threads, r.exec.c_str(), emulated ? "  emulate " : "",
               emulated ? r.emulate.c_str() : "", r.simd.c_str(), r.runs, r.warmup);
   std::printf("latency ms: min %.2f  median %.2f  p95 %.2f   (plan %.1f ms)\n", r.min_ms,
               r.median_ms, r.p95_ms, r.plan_ms);
@@ -68,7 +70,7 @@ void run_bench(BenchArgs& a) {
   a.o.exec = a.run.exec, a.o.emulate = a.run.emulate, a.o.threads = a.run.threads;
   LedgerRecorder ledger(a.ledger);
   const BenchReport r = bench(Model::load(a.model), a.o);
-  for (const std::string& line : r.notices) std::cerr << line << "\n";
+  for (const std::string& line : r.notices) std::cerr << printable(line) << "\n";
   print_bench(r);
   if (!a.json.empty()) write_file_atomic(a.json, r.json + "\n");
   ledger.record("bench", parse_json_text(r.json), a.model, a.json);

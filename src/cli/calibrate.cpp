@@ -10,6 +10,7 @@
 #include "cli/progress_printer.h"
 #include "core/file_io.h"
 #include "core/json_text.h"
+#include "core/printable.h"
 #include "core/process_stats.h"
 #include "core/progress.h"
 #include "quant/calibration_images.h"
@@ -40,7 +41,7 @@ void run_calibrate(CalibrateArgs& a) {
   std::printf(
       "calibrated %zu images (shard %s of %zu sampled, seed %llu) in %s: %.1f ms/image, %d "
       "worker%s x %d thread%s\n",
-      run.used, a.shard.c_str(), run.sampled, static_cast<unsigned long long>(o.seed),
+      run.used, printable(a.shard).c_str(), run.sampled, static_cast<unsigned long long>(o.seed),
       format_duration(run.seconds).c_str(), ms_per_image, run.workers, run.workers == 1 ? "" : "s",
       run.threads_per_worker, run.threads_per_worker == 1 ? "" : "s");
   const nlohmann::json report = {{"model", a.model},
@@ -64,7 +65,7 @@ void run_calibrate(CalibrateArgs& a) {
                                 std::to_string(o.histogram_stride) + " of large values")
                                    .c_str()
                              : "every value",
-      peak_rss_bytes() / 1048576.0, a.out.c_str());
+      peak_rss_bytes() / 1048576.0, printable(a.out).c_str());
   ledger.record("calibrate", report, a.model, a.out);
 }
 

@@ -8,6 +8,7 @@
 #include "core/comma_list.h"
 #include "core/error.h"
 #include "core/io_guard.h"
+#include "core/printable.h"
 #include "ir/onnx_io.h"
 
 namespace edgeq::cli {
@@ -46,9 +47,10 @@ void run_cut(const CutArgs& a) {
   Graph model = load_onnx(a.model);
   Graph arm = cut_model(model, spec);
   save_onnx(arm, a.out);
-  std::cout << "wrote " << a.out << ": arm " << arm_name(spec.arm) << ", " << arm.nodes.size()
-            << " nodes (model: " << model.nodes.size() << "), outputs:";
-  for (const auto& o : arm.outputs) std::cout << " " << o.name << " " << shape_str(o.shape);
+  std::cout << "wrote " << printable(a.out) << ": arm " << arm_name(spec.arm) << ", "
+            << arm.nodes.size() << " nodes (model: " << model.nodes.size() << "), outputs:";
+  for (const auto& o : arm.outputs)
+    std::cout << " " << printable(o.name) << " " << shape_str(o.shape);
   std::cout << "\n";
 }
 

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/io_guard.h"
+#include "core/printable.h"
 
 namespace edgeq::cli {
 namespace {
@@ -29,11 +30,12 @@ void print_sensitivity(const DoctorReport& rep, double top_percent, const std::s
   std::cout << "sensitivity (one value at 8 bit, rest FP32; " << what << " over "
             << rep.sensitivity_images << " images):\n";
   for (size_t i = 0; i < rep.ranking.size() && i < 10; ++i)
-    std::cout << "  " << i + 1 << ". " << rep.ranking[i].value << "  " << rep.ranking[i].loss
-              << "\n";
+    std::cout << "  " << i + 1 << ". " << printable(rep.ranking[i].value) << "  "
+              << rep.ranking[i].loss << "\n";
   std::cout << "blocks (each block at 8 bit, rest FP32):\n";
   for (size_t i = 0; i < rep.blocks.size() && i < 10; ++i)
-    std::cout << "  " << i + 1 << ". " << rep.blocks[i].value << "  " << rep.blocks[i].loss << "\n";
+    std::cout << "  " << i + 1 << ". " << printable(rep.blocks[i].value) << "  "
+              << rep.blocks[i].loss << "\n";
   std::cout << "mixed set: " << rep.mixed.size() << " of " << rep.ranking.size()
             << " values at 16 bit (top " << top_percent << "%; quantize --auto searches "
             << "a set under a budget on real W8A8 runs)\n";
@@ -59,7 +61,7 @@ void run_doctor_cli(DoctorArgs& a) {
       MixedSet mixed{rep.mixed, {}};
       for (const SensitivityRow& r : rep.ranking) mixed.ranking.push_back({r.value, r.loss});
       save_mixed_set(mixed, a.mixed_out);
-      std::cout << "wrote " << a.mixed_out << " (quantize --mixed)\n";
+      std::cout << "wrote " << printable(a.mixed_out) << " (quantize --mixed)\n";
     }
   }
   if (!a.json.empty()) write_file_atomic(a.json, rep.json + "\n");

@@ -6,6 +6,7 @@
 #include "cli/run_options.h"
 #include "core/file_io.h"
 #include "core/npy.h"
+#include "core/printable.h"
 #include "ir/onnx_io.h"
 #include "quant/weight_encoding.h"
 #include "runtime/executor.h"
@@ -44,7 +45,8 @@ void run_infer(const InferArgs& a) {
   for (const auto& o : g.outputs) {
     std::string path = a.out + "/" + file_safe(o.name) + ".npy";
     save_npy(outputs.at(o.name), path);
-    std::cout << o.name << " " << shape_str(outputs.at(o.name).shape()) << " -> " << path << "\n";
+    std::cout << printable(o.name) << " " << shape_str(outputs.at(o.name).shape()) << " -> "
+              << printable(path) << "\n";
   }
 }
 

@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "core/file_io.h"
 #include "core/json_text.h"
+#include "core/printable.h"
 #include "ir/onnx_io.h"
 
 namespace edgeq::cli {
@@ -19,7 +20,7 @@ void run_inspect(const InspectArgs& a) {
   check_distinct_files({{"--model", a.model}}, {{"--json", a.json}});
   Graph g = load_onnx(a.model);
   ModelSummary s = summarize_model(g);
-  std::cout << "model   " << a.model << "\n" << format_summary(s);
+  std::cout << "model   " << printable(a.model) << "\n" << format_summary(s);
   if (!a.json.empty()) {
     nlohmann::json j = summary_to_json(s);
     j["model"] = a.model;

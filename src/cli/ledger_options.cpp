@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/json_text.h"
+#include "core/printable.h"
 
 namespace edgeq::cli {
 namespace {
@@ -88,8 +89,8 @@ void LedgerRecorder::record(const std::string& kind, const nlohmann::json& repor
   if (args_.command) o.options_json = json_text(command_options(*args_.command));
   const int64_t id = ledger_->record(kind, json_text(report), o);
   std::cerr << "ledger: recorded run " << id << " (" << kind << ")"
-            << (args_.tag.empty() ? "" : " tagged '" + args_.tag + "'") << " in " << args_.file
-            << "\n";
+            << (args_.tag.empty() ? "" : " tagged '" + args_.tag + "'") << " in "
+            << printable(args_.file) << "\n";
 }
 
 }  // namespace edgeq::cli

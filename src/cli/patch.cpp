@@ -7,6 +7,7 @@
 #include "core/comma_list.h"
 #include "core/error.h"
 #include "core/io_guard.h"
+#include "core/printable.h"
 #include "ir/onnx_io.h"
 
 namespace edgeq::cli {
@@ -28,12 +29,12 @@ void run_patch(const PatchArgs& a) {
   if (a.bits) req.bits = a.bits;
   PatchResult res = patch_qdq(load_onnx(a.model), req);
   save_onnx(res.graph, a.out);
-  std::cout << "wrote " << a.out << ": " << res.patched.size() << " value"
+  std::cout << "wrote " << printable(a.out) << ": " << res.patched.size() << " value"
             << (res.patched.size() == 1 ? "" : "s") << " re-encoded as " << res.encoding.describe()
             << "\n";
-  for (const std::string& v : res.patched) std::cout << "  " << v << "\n";
+  for (const std::string& v : res.patched) std::cout << "  " << printable(v) << "\n";
   for (const std::string& p : res.pulled_in)
-    std::cout << "  also re-encoded (shared encoding stays shared): " << p << "\n";
+    std::cout << "  also re-encoded (shared encoding stays shared): " << printable(p) << "\n";
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "core/file_io.h"
 #include "core/interrupt.h"
 #include "core/json_text.h"
+#include "core/printable.h"
 #include "core/progress.h"
 #include "eval/probe_features.h"
 #include "vision/image_io.h"
@@ -37,7 +38,7 @@ void run_probe_cli(const ProbeArgs& a) {
   check_probe_models(a.model, a.quantized, kMaxFeatures);
   if (paths.size() < images.size())  // never dropped silently
     std::cerr << "note: " << images.size() - paths.size() << " of the " << images.size()
-              << " images have no row in " << a.labels << " and are not probed\n";
+              << " images have no row in " << printable(a.labels) << " and are not probed\n";
   // A bar per model on stderr; Ctrl-C stops at the next image, nothing written.
   InterruptScope interrupt;
   auto features = [&](const std::string& model) {

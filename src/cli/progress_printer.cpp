@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include "core/printable.h"
+
 namespace edgeq::cli {
 
 ProgressPrinter::~ProgressPrinter() {
@@ -31,8 +33,8 @@ bool ProgressPrinter::on_event(const ProgressEvent& e) {
     case ProgressEvent::Kind::kMessage:
     case ProgressEvent::Kind::kWarning:
       if (bar_) bar_->finish();
-      std::cerr << (e.kind == ProgressEvent::Kind::kWarning ? "warning: " : "") << e.message
-                << "\n";
+      std::cerr << (e.kind == ProgressEvent::Kind::kWarning ? "warning: " : "")
+                << printable(e.message) << "\n";
       break;
   }
   return true;
@@ -41,9 +43,10 @@ bool ProgressPrinter::on_event(const ProgressEvent& e) {
 ProgressCallback line_printer(const InterruptScope& interrupt, const std::string& main_task) {
   return [&interrupt, main_task](const ProgressEvent& e) {
     if (e.kind == ProgressEvent::Kind::kWarning)
-      std::cerr << "warning: " << e.message << "\n";
+      std::cerr << "warning: " << printable(e.message) << "\n";
     else if (e.kind == ProgressEvent::Kind::kMessage)
-      std::cerr << (e.task == main_task ? "" : "    ") << e.message << "\n" << std::flush;
+      std::cerr << (e.task == main_task ? "" : "    ") << printable(e.message) << "\n"
+                << std::flush;
     return !interrupt.interrupted();
   };
 }

@@ -5,6 +5,7 @@
 #include "analysis/mixed_set.h"
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/printable.h"
 
 namespace edgeq::cli {
 
@@ -41,11 +42,11 @@ void write_auto_results(const AutoArgs& a, const AutoSearchReport& r) {
     MixedSet m;
     m.a16 = r.chosen;
     save_mixed_set(m, a.set_out);
-    std::printf("wrote %s (--mixed)\n", a.set_out.c_str());
+    std::printf("wrote %s (--mixed)\n", printable(a.set_out).c_str());
   }
   if (!a.log_out.empty()) {
     write_file_atomic(a.log_out, r.log_json);
-    std::printf("wrote %s\n", a.log_out.c_str());
+    std::printf("wrote %s\n", printable(a.log_out).c_str());
   }
 }
 

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include "core/printable.h"
+
 namespace edgeq::cli {
 
 void add_saturation_options(CLI::App* cmd, QuantizeOptions& o) {
@@ -21,7 +23,7 @@ void add_saturation_options(CLI::App* cmd, QuantizeOptions& o) {
 void print_quantize_summary(const QuantizedModel& q, const QuantizeOptions& o,
                             const std::string& out, const std::string& encodings,
                             const std::string& encodings_format) {
-  for (const std::string& w : q.warnings()) std::cerr << "warning: " << w << "\n";
+  for (const std::string& w : q.warnings()) std::cerr << "warning: " << printable(w) << "\n";
   const QuantizeSummary& s = q.summary();
   std::printf("%s, range %s, placement %s: activations %zu at 8 bit, %zu at 16 bit",
               o.scheme.c_str(), s.range.c_str(), o.placement.c_str(), s.activations_8bit,
@@ -37,10 +39,11 @@ void print_quantize_summary(const QuantizedModel& q, const QuantizeOptions& o,
     std::printf("saturation-safe: %lld weight codes changed in %lld convs\n",
                 static_cast<long long>(s.saturation_safe_codes),
                 static_cast<long long>(s.saturation_safe_convs));
-  for (const std::string& line : s.io) std::printf("quantized %s\n", line.c_str());
-  std::printf("wrote %s\n", out.c_str());
+  for (const std::string& line : s.io) std::printf("quantized %s\n", printable(line).c_str());
+  std::printf("wrote %s\n", printable(out).c_str());
   if (!encodings.empty())
-    std::printf("wrote %s (encodings %s)\n", encodings.c_str(), encodings_format.c_str());
+    std::printf("wrote %s (encodings %s)\n", printable(encodings).c_str(),
+                encodings_format.c_str());
 }
 
 nlohmann::json quantize_report(const QuantizedModel& q, const QuantizeOptions& o) {

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "core/printable.h"
+
 namespace edgeq::cli {
 
 RepairOptions RepairArgs::resolve() const {
@@ -37,8 +39,9 @@ void print_repair(const RepairReport& r) {
   if (!r.equalization.empty())
     std::printf("cross-layer equalization: %s\n", r.equalization.c_str());
   for (const RepairReport::Pair& p : r.equalized)
-    std::printf("  equalized %s -> %s: channel range spread %.3g -> %.3g\n", p.first.c_str(),
-                p.second.c_str(), p.spread_before, p.spread_after);
+    std::printf("  equalized %s -> %s: channel range spread %.3g -> %.3g\n",
+                printable(p.first).c_str(), printable(p.second).c_str(), p.spread_before,
+                p.spread_after);
   if (r.passes == 0) return;
   std::printf("weight repair on %zu image%s (%d pass%s):", r.images, r.images == 1 ? "" : "s",
               r.passes, r.passes == 1 ? "" : "es");

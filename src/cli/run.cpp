@@ -10,6 +10,7 @@
 #include "core/file_io.h"
 #include "core/interrupt.h"
 #include "core/json_text.h"
+#include "core/printable.h"
 #include "edgeq/detect.h"
 
 namespace edgeq::cli {
@@ -38,9 +39,9 @@ void run_run(RunArgs& a) {
   LedgerRecorder ledger(a.ledger);
   InterruptScope interrupt;
   a.o.stop = &interrupt.flag();
-  a.o.on_frame = [](const std::string& line) { std::cout << line << "\n"; };
+  a.o.on_frame = [](const std::string& line) { std::cout << printable(line) << "\n"; };
   a.o.progress = [](const ProgressEvent& e) {
-    if (e.kind != ProgressEvent::Kind::kStep) std::cerr << e.message << "\n";
+    if (e.kind != ProgressEvent::Kind::kStep) std::cerr << printable(e.message) << "\n";
     return true;
   };
   const DetectReport r = detect(Model::load(a.model), a.image, a.o);

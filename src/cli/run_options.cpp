@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "core/error.h"
+#include "core/printable.h"
 
 namespace edgeq::cli {
 
@@ -40,7 +41,7 @@ void add_emulate_option(CLI::App* cmd, std::string& emulate) {
 }
 
 void print_notices(Executor& ex) {
-  for (const std::string& line : ex.notices()) std::cerr << line << "\n";
+  for (const std::string& line : ex.notices()) std::cerr << printable(line) << "\n";
 }
 
 }  // namespace edgeq::cli

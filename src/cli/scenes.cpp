@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "core/printable.h"
 #include "vision/scene_video.h"
 #include "vision/synthetic_scenes.h"
 
@@ -37,11 +38,12 @@ void register_scenes(CLI::App& app) {
       a->v.frames = a->n;
       a->v.seed = a->seed;
       write_scene_video(a->video, a->v);
-      std::cout << "wrote " << a->n << " frames (" << a->size << ") to " << a->video << "\n";
+      std::cout << "wrote " << a->n << " frames (" << a->size << ") to " << printable(a->video)
+                << "\n";
       return;
     }
     auto paths = write_synthetic_scenes(a->out, a->n, a->seed);
-    std::cout << "wrote " << paths.size() << " images to " << a->out << "\n";
+    std::cout << "wrote " << paths.size() << " images to " << printable(a->out) << "\n";
   });
 }
 

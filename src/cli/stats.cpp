@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "core/error.h"
 #include "core/io_guard.h"
+#include "core/printable.h"
 
 namespace edgeq::cli {
 namespace {
@@ -31,7 +32,7 @@ void run_merge(const MergeArgs& a) {
   }
   save_stats(total, a.out);
   std::cout << "merged " << a.inputs.size() << " stats files: " << total.images << " images, "
-            << total.values.size() << " values\nwrote " << a.out << "\n";
+            << total.values.size() << " values\nwrote " << printable(a.out) << "\n";
 }
 
 }  // namespace

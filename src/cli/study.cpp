@@ -12,6 +12,7 @@
 #include "core/file_io.h"
 #include "core/interrupt.h"
 #include "core/json_text.h"
+#include "core/printable.h"
 #include "core/progress.h"
 #include "quant/calibration_images.h"
 
@@ -32,7 +33,7 @@ void run_study_cli(const StudyArgs& a, const CLI::App& cmd) {
   o.progress = line_printer(interrupt, "study");
   if (!a.plan.empty()) {
     write_file_atomic(a.plan, study_plan(o) + "\n");
-    return (void)std::printf("wrote %s\n", a.plan.c_str());
+    return (void)std::printf("wrote %s\n", printable(a.plan).c_str());
   }
   if (!a.worker.empty()) {
     const Shard w = parse_shard(a.worker);
@@ -40,13 +41,15 @@ void run_study_cli(const StudyArgs& a, const CLI::App& cmd) {
     return (void)std::printf(
         "worker %s: %zu steps computed in %s (%zu passes); %zu latency steps left to "
         "--collect\n",
-        a.worker.c_str(), r.computed, format_duration(r.seconds).c_str(), r.passes, r.deferred);
+        printable(a.worker).c_str(), r.computed, format_duration(r.seconds).c_str(), r.passes,
+        r.deferred);
   }
   LedgerRecorder ledger(a.ledger);
   const StudyResult r = study(o);
   std::printf(
       "study: %zu runs, %zu steps (%zu cached) in %s\nwrote %s/data.json\nwrote %s/index.html\n",
-      r.runs, r.steps, r.cached, format_duration(r.seconds).c_str(), o.out.c_str(), o.out.c_str());
+      r.runs, r.steps, r.cached, format_duration(r.seconds).c_str(), printable(o.out).c_str(),
+      printable(o.out).c_str());
   ledger.record("study", parse_json_text(r.ledger_json), "", o.out + "/data.json");
 }
 

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "core/printable.h"
 #include "ir/onnx_io.h"
 #include "zoo/yolo11.h"
 
@@ -20,9 +21,9 @@ void run_zoo(const ZooArgs& a) {
   int64_t params = 0;
   for (const auto& kv : g.initializers)
     if (kv.first.rfind("model.", 0) == 0) params += kv.second.numel();
-  std::cout << "wrote " << a.out << ": " << a.name << ", " << g.nodes.size() << " nodes, " << params
-            << " parameters, input images " << shape_str(g.inputs[0].shape) << ", output "
-            << g.outputs[0].name << " " << shape_str(g.outputs[0].shape) << "\n";
+  std::cout << "wrote " << printable(a.out) << ": " << a.name << ", " << g.nodes.size()
+            << " nodes, " << params << " parameters, input images " << shape_str(g.inputs[0].shape)
+            << ", output " << g.outputs[0].name << " " << shape_str(g.outputs[0].shape) << "\n";
 }
 
 }  // namespace

@@ -46,6 +46,18 @@ std::string printable(std::string_view s) {
   return out;
 }
 
+bool has_control_characters(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const size_t n = utf8_length(s, i);
+    if ((n == 1 && (c < 0x20 || c == 0x7f)) ||
+        (n > 1 && is_format_control(utf8_code_point(s, i, n))))
+      return true;
+    i += n == 0 ? 1 : n;
+  }
+  return false;
+}
+
 std::string printable_path(std::string_view path, size_t max_chars) {
   const std::string p = printable(path);
   if (p.size() <= max_chars || max_chars < 8) return p;

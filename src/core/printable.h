@@ -16,6 +16,10 @@ namespace edgeq {
 // Everything else, including other UTF-8 text, is kept.
 std::string printable(std::string_view s);
 
+// Whether `s` holds a character printable() escapes other than a byte that is not UTF-8: a
+// control (C0, DEL, C1) or a bidi / invisible formatting character.
+bool has_control_characters(std::string_view s);
+
 // A path for a message: printable(), and when that is longer than `max_chars`, its start and end
 // around "...", so a message never carries a whole line of a file that was mistaken for a list.
 std::string printable_path(std::string_view path, size_t max_chars = 96);

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include "core/printable.h"
+
 namespace edgeq {
 
 std::string format_duration(double s) {
@@ -22,7 +24,7 @@ std::string format_duration(double s) {
 }
 
 Progress::Progress(std::string label, size_t total, std::ostream& os, bool tty)
-    : label_(std::move(label)),
+    : label_(printable(label)),  // a file name may be in it
       total_(total),
       os_(os),
       tty_(tty),

@@ -36,16 +36,17 @@ nlohmann::json task_json(const TaskMetrics& t) {
 }  // namespace
 
 void print_compare_report(const CompareResult& rep, std::ostream& os) {
-  os << "compare: " << rep.options.test_model << " against " << rep.options.ref_model << " on "
-     << rep.images << " image(s)\n\n";
+  os << "compare: " << printable(rep.options.test_model) << " against "
+     << printable(rep.options.ref_model) << " on " << rep.images << " image(s)\n\n";
   os << "tensors (over all images)\n";
   char line[512];
   std::snprintf(line, sizeof(line), "  %-40s %-18s %12s %10s %12s\n", "output", "shape", "rel L2",
                 "cosine", "max |diff|");
   os << line;
   for (const auto& o : rep.outputs) {
-    std::snprintf(line, sizeof(line), "  %-40s %-18s %12.4e %10.6f %12.4e\n", o.name.c_str(),
-                  shape_str(o.shape).c_str(), o.error.rel_l2, o.error.cosine, o.error.max_abs);
+    std::snprintf(line, sizeof(line), "  %-40s %-18s %12.4e %10.6f %12.4e\n",
+                  printable(o.name).c_str(), shape_str(o.shape).c_str(), o.error.rel_l2,
+                  o.error.cosine, o.error.max_abs);
     os << line;
   }
   if (!rep.has_detections) {
