@@ -13,14 +13,18 @@ import pytest
 
 from conftest import BUILD, write_bmp
 
+# As from a terminal: Python's Ctrl-C handler even where this runner ignores SIGINT (a background
+# job), and SIGTERM's default action.
 PRELUDE = f"""
-import os, sys, time
+import os, signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
 sys.path.insert(0, {str(BUILD / 'python')!r})
 import edgeq
 """
 
 
-def signalled(script, sig, after="started", timeout=120):
+def signalled(script, sig, after="started", timeout=60):
     """Runs `script` in a new interpreter; once it prints `after`, sends `sig`. Returns the
     process (stdout, stderr, returncode) and the seconds from the signal to its exit."""
     p = subprocess.Popen([sys.executable, "-c", PRELUDE + script], stdout=subprocess.PIPE,
@@ -31,7 +35,12 @@ def signalled(script, sig, after="started", timeout=120):
     time.sleep(0.3)  # into the call
     sent = time.monotonic()
     p.send_signal(sig)
-    out, err = p.communicate(timeout=timeout)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        pytest.fail(f"still running {timeout} s after the signal")
     return p.returncode, line + out, err, time.monotonic() - sent
 
 
