@@ -121,19 +121,26 @@ std::vector<std::string> temp_files(const std::string& dir) {
 }
 
 struct KillSpec {
+  KillSpec(std::string w, std::string d, uint32_t sd)
+      : what(std::move(w)), dir(std::move(d)), seed(sd) {}
   std::string what;
   std::vector<std::string> args;
   std::string dir;  // the command's folder: no temp file may stay in it
+  uint32_t seed = 0;
   // Signals land at a uniform moment in [lo, hi] of a whole run's work (from the moment its
   // handlers are installed to its exit); or, when `window_ms` is given (work too long for a whole
   // run in a test), in [0, window_ms] after `ready` shows on stderr.
   double lo = 0.05, hi = 0.7;
   double window_ms = 0;
   std::string ready;
-  int kills = 2;  // alternately SIGINT and SIGTERM
-  uint32_t seed = 0;
+  int kills = 2;                              // alternately SIGINT and SIGTERM
   std::function<void()> before;               // before every run: sentinels, a clean cache
   std::function<void(const Outcome&)> check;  // after every signalled run
+  // A command that writes `output` only when it finishes: none may appear when signalled.
+  void writes_only_at_the_end(const std::string& output) {
+    before = [output] { fs::remove(output); };
+    check = [output](const Outcome&) { EXPECT_FALSE(fs::exists(output)) << output; };
+  }
 };
 
 // A whole run first (it must succeed; its time sets the signal moments), then `kills` runs each
@@ -212,10 +219,7 @@ size_t count_lines_with(const std::string& text, const std::string& needle) {
 TEST(SignalKill, RunOnAVideoKeepsTheFinishedFrames) {
   const Fixture& fx = fixture();
   const std::string d = test::temp_dir("signal_run");
-  KillSpec s;
-  s.what = "run";
-  s.dir = d;
-  s.seed = 4601;
+  KillSpec s("run", d, 4601);
   s.args = {"run", "--model", fx.pose,         "--image",  fx.video,       "--threads",
             "1",   "--json",  d + "/det.json", "--report", d + "/rep.json"};
   s.before = [&] {
@@ -238,10 +242,7 @@ TEST(SignalKill, RunOnAVideoKeepsTheFinishedFrames) {
 TEST(SignalKill, CalibrateKeepsThePreviousOutputs) {
   const Fixture& fx = fixture();
   const std::string d = test::temp_dir("signal_calibrate");
-  KillSpec s;
-  s.what = "calibrate";
-  s.dir = d;
-  s.seed = 4602;
+  KillSpec s("calibrate", d, 4602);
   s.args = {"calibrate", "--model", fx.pose, "--images",    fx.images, "--n",        "40",
             "--threads", "1",       "--out", d + "/s.cbor", "--json",  d + "/s.json"};
   s.before = [&] {
@@ -263,18 +264,14 @@ TEST(SignalKill, QuantizeAutoWritesNothing) {
       test::run_cli("calibrate --model " + test::shell_quote(fx.pose) + " --images " +
                     test::shell_quote(fx.images) + " --n 8 --out " + test::shell_quote(d + "/s"));
   ASSERT_EQ(cal.exit_code, 0) << cal.err;
-  KillSpec s;
-  s.what = "quantize --auto";
-  s.dir = d;
-  s.seed = 4603;
+  KillSpec s("quantize --auto", d, 4603);
   // The search evaluates its candidates for tens of seconds here: signalled in its first second.
   s.ready = "auto 10%: [";
   s.window_ms = 1000;
   s.args = {"quantize", "--model",   fx.pose, "--stats",  d + "/s",     "--scheme",
             "w8a8",     "--auto",    "10",    "--images", fx.images,    "--auto-n",
             "2",        "--threads", "1",     "--out",    d + "/q.onnx"};
-  s.before = [&] { fs::remove(d + "/q.onnx"); };
-  s.check = [&](const Outcome&) { EXPECT_FALSE(fs::exists(d + "/q.onnx")); };
+  s.writes_only_at_the_end(d + "/q.onnx");
   check_signals(s);
 }
 
@@ -284,10 +281,7 @@ TEST(SignalKill, StudyWorkerReleasesItsClaimsAndKeepsFinishedSteps) {
   const Fixture& fx = fixture();
   const std::string d = test::temp_dir("signal_study");
   const std::string out = d + "/out";
-  KillSpec s;
-  s.what = "study --worker";
-  s.dir = d;
-  s.seed = 4604;
+  KillSpec s("study --worker", d, 4604);
   s.args = {"study",   "--models",  fx.pose, "--images",  fx.images, "--test",
             fx.images, "--schemes", "w8a16", "--arms",    "A",       "--calib-n",
             "4",       "--test-n",  "4",     "--threads", "1",       "--thumbnails",
@@ -320,15 +314,11 @@ TEST(SignalKill, ProbeWritesNothing) {
   std::string csv = "image,label\n";
   for (int i = 0; i < 16; ++i) csv += "s" + std::to_string(i) + ".jpg," + "ab"[i % 2] + "\n";
   write_file_atomic(d + "/labels.csv", csv);
-  KillSpec s;
-  s.what = "probe";
-  s.dir = d;
-  s.seed = 4605;
+  KillSpec s("probe", d, 4605);
   s.args = {"probe",    "--model",         d + "/armA.onnx", "--images", fx.images,
             "--labels", d + "/labels.csv", "--folds",        "4",        "--threads",
             "1",        "--json",          d + "/p.json"};
-  s.before = [&] { fs::remove(d + "/p.json"); };
-  s.check = [&](const Outcome&) { EXPECT_FALSE(fs::exists(d + "/p.json")); };
+  s.writes_only_at_the_end(d + "/p.json");
   check_signals(s);
 }
 
@@ -336,14 +326,10 @@ TEST(SignalKill, ProbeWritesNothing) {
 TEST(SignalKill, BenchWritesNothing) {
   const Fixture& fx = fixture();
   const std::string d = test::temp_dir("signal_bench");
-  KillSpec s;
-  s.what = "bench";
-  s.dir = d;
-  s.seed = 4606;
+  KillSpec s("bench", d, 4606);
   s.args = {"bench", "--model",   fx.pose, "--runs", "40",         "--warmup",
             "1",     "--threads", "1",     "--json", d + "/b.json"};
-  s.before = [&] { fs::remove(d + "/b.json"); };
-  s.check = [&](const Outcome&) { EXPECT_FALSE(fs::exists(d + "/b.json")); };
+  s.writes_only_at_the_end(d + "/b.json");
   check_signals(s);
 }
 
@@ -352,10 +338,7 @@ TEST(SignalKill, AugmentWritesWholeVariantsOnly) {
   const Fixture& fx = fixture();
   const std::string d = test::temp_dir("signal_augment");
   const std::string out = d + "/aug";
-  KillSpec s;
-  s.what = "augment";
-  s.dir = d;
-  s.seed = 4607;
+  KillSpec s("augment", d, 4607);
   s.args = {"augment", "--images", fx.images, "--labels", fx.labels, "--n", "150", "--out", out};
   s.before = [&] { fs::remove_all(out); };
   s.check = [&](const Outcome& o) {

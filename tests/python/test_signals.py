@@ -44,12 +44,13 @@ def signalled(script, sig, after="started", timeout=60):
     return p.returncode, line + out, err, time.monotonic() - sent
 
 
-def test_ctrl_c_stops_bench_with_keyboard_interrupt(zoo_pose_path):
-    # bench has no progress callable: it stopped only at its end, then returned its report.
+def expect_keyboard_interrupt(setup, call):
+    """`call` (after `setup`) gets Ctrl-C while it works: KeyboardInterrupt within seconds."""
     rc, out, err, seconds = signalled(f"""
+{setup}
 print("started", flush=True)
 try:
-    edgeq.bench({zoo_pose_path!r}, runs=100000, warmup=0, threads=1)
+    {call}
     print("finished")
 except KeyboardInterrupt:
     print("interrupted")
@@ -57,32 +58,32 @@ except KeyboardInterrupt:
     assert rc == 0, err
     assert out.split()[-1] == "interrupted", out + err
     assert seconds < 10
+
+
+def folder_of_images(scenes, folder, n=300):
+    folder.mkdir(exist_ok=True)
+    for i in range(n):
+        write_bmp(folder / f"{i:03}.bmp", scenes[i % len(scenes)])
+    return str(folder)
+
+
+def test_ctrl_c_stops_bench_with_keyboard_interrupt(zoo_pose_path):
+    # bench has no progress callable: it stopped only at its end, then returned its report.
+    expect_keyboard_interrupt("", f"edgeq.bench({zoo_pose_path!r}, runs=10**5, threads=1)")
 
 
 def test_ctrl_c_stops_session_predict_over_a_folder(zoo_pose_path, scenes, tmp_path):
-    for i in range(300):
-        write_bmp(tmp_path / f"{i:03}.bmp", scenes[i % len(scenes)])
-    rc, out, err, seconds = signalled(f"""
-s = edgeq.Session({zoo_pose_path!r}, threads=1)
-print("started", flush=True)
-try:
-    s.predict({str(tmp_path)!r})
-    print("finished")
-except KeyboardInterrupt:
-    print("interrupted")
-""", signal.SIGINT)
-    assert rc == 0, err
-    assert out.split()[-1] == "interrupted", out + err
-    assert seconds < 10
+    folder = folder_of_images(scenes, tmp_path)
+    expect_keyboard_interrupt(f"s = edgeq.Session({zoo_pose_path!r}, threads=1)",
+                              f"s.predict({folder!r})")
 
 
 def test_sigterm_ends_detect_after_writing_the_finished_frames(zoo_pose_path, scenes, tmp_path):
-    for i in range(300):
-        write_bmp(tmp_path / f"{i:03}.bmp", scenes[i % len(scenes)])
+    folder = folder_of_images(scenes, tmp_path / "images")
     out_json = tmp_path / "det.json"
     rc, out, err, seconds = signalled(f"""
 print("started", flush=True)
-edgeq.detect({zoo_pose_path!r}, {str(tmp_path)!r}, json={str(out_json)!r}, threads=1)
+edgeq.detect({zoo_pose_path!r}, {folder!r}, json={str(out_json)!r}, threads=1)
 print("finished")
 """, signal.SIGTERM)
     assert rc == -signal.SIGTERM, out + err  # the default action, after the JSON was written
