@@ -60,8 +60,8 @@ void bind_model(py::module_& m) {
 
 Model(source, name=None): source is a path (str or os.PathLike), the model's bytes (bytes,
 bytearray, memoryview: any bytes-like object), or an onnx.ModelProto (anything with
-SerializeToString()). Raises edgeq.Error for a missing,
-truncated or malformed model, naming the file.)doc")
+SerializeToString()). Raises edgeq.Error for a missing, truncated or malformed model, naming the
+file.)doc")
       .def(py::init(&model_from), py::arg("source"), py::arg("name") = py::none())
       .def_property_readonly("name", &Model::name, "The path, or the name given with the bytes.")
       .def_property_readonly("sha256", &Model::sha256, "SHA-256 of the model's bytes (hex).")
