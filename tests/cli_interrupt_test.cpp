@@ -66,7 +66,7 @@ TEST(CliInterrupt, SigintStopsWeightRepairAndWritesNothing) {
                       "--images", fx.images, "--threads", "1", "--out", out},
                      d, "weight repair");
   EXPECT_EQ(r.exit_code, 130) << r.err;
-  EXPECT_NE(r.err.find("interrupted; nothing written"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("interrupted (SIGINT); nothing written"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out));
   for (const auto& e : fs::directory_iterator(d))  // no temp file left behind
     EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << e.path();
@@ -121,7 +121,7 @@ TEST(CliInterrupt, SigintStopsTheProbeAndWritesNothing) {
                       d + "/labels.csv", "--threads", "1", "--json", json},
                      d, "features of");
   EXPECT_EQ(r.exit_code, 130) << r.err;
-  EXPECT_NE(r.err.find("interrupted; nothing written"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("interrupted (SIGINT); nothing written"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(json));
 }
 

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -62,8 +63,12 @@ const CliModelFixture& cli_model_fixture() {
 int spawn_cli(const std::vector<std::string>& args, const std::string& out_path,
               const std::string& err_path) {
   const std::string bin = edgeq_bin();
+  std::fflush(nullptr);  // or the child writes what this process had buffered
   const pid_t child = fork();
   if (child == 0) {
+    // As from a terminal, whatever this process inherited (a background job ignores SIGINT).
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
     std::freopen(out_path.c_str(), "w", stdout);
     std::freopen(err_path.c_str(), "w", stderr);
     std::vector<char*> argv{const_cast<char*>(bin.c_str())};

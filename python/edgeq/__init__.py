@@ -12,7 +12,9 @@ The same library as the ``edgeq`` program (its C++ API in ``include/edgeq/``), f
 
 Every failure raises :class:`edgeq.Error` with the library's one-line message. Long calls
 release the GIL, report progress (tqdm when installed, else a line on stderr; ``progress=False``
-is quiet, a callable gets every event) and stop on Ctrl-C with KeyboardInterrupt.
+is quiet, a callable gets every event) and stop on Ctrl-C with KeyboardInterrupt; on SIGTERM
+they stop the same way, then the signal meets the program's handler (by default it ends the
+process).
 """
 from ._edgeq import (BenchReport, Cancelled, CompareOutput, CompareReport, DetectReport,
                      DoctorReport, Error, Finding, Ledger, LedgerCheck, LedgerCheckRow, Model, QuantizedModel,

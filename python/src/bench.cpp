@@ -9,8 +9,8 @@ BenchReport bench_py(const Model& model, int runs, int warmup, int workers, cons
   BenchOptions o;
   o.runs = runs, o.warmup = warmup, o.workers = workers;
   o.exec = exec, o.emulate = emulate, o.threads = threads, o.profile = profile;
-  py::gil_scoped_release release;
-  return bench(model, o);
+  LongCall call{py::none()};  // Ctrl-C: KeyboardInterrupt before the next run
+  return call.run([&](const ProgressCallback&) { return bench(model, o); });
 }
 
 // `config_json`: the study's JSON form (edgeq/study.h), which Python builds from its keywords.

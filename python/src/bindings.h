@@ -24,10 +24,13 @@ void bind_detect(py::module_& m);
 void bind_session(py::module_& m);
 void bind_cli(py::module_& m);
 
-// A long call from Python: progress events go to a Python callable (or nowhere), and Ctrl-C
-// (SIGINT) cancels the call when it comes from the main thread. Construct with the GIL held,
-// then run the work through run(), which releases the GIL; an exception the callable raised, or
-// KeyboardInterrupt, is raised in place of edgeq::Cancelled.
+// A long call from Python: progress events go to a Python callable (or nowhere), and SIGINT
+// (Ctrl-C) or SIGTERM stops the call (core/interrupt.h) when it runs on the main thread. Construct
+// with the GIL held, then run the work through run(), which releases the GIL. After the work has
+// stopped and kept what finished, the signal goes to the handler it would have met without the
+// call: Python's (KeyboardInterrupt for SIGINT, or the program's own handler) or the default
+// action (SIGTERM ends the process). An exception the callable raised is raised in place of
+// edgeq::Cancelled.
 class LongCall {
  public:
   explicit LongCall(py::object progress);
@@ -37,25 +40,30 @@ class LongCall {
   template <class F>
   auto run(F&& work) -> decltype(work(std::declval<const ProgressCallback&>())) {
     const ProgressCallback cb = callback();
-    try {
-      std::optional<InterruptScope> scope;
-      if (on_main_thread_) scope.emplace();
-      set_scope(scope ? &*scope : nullptr);
+    std::optional<InterruptScope> scope;
+    if (on_main_thread_) scope.emplace();
+    std::optional<decltype(work(cb))> result;
+    std::exception_ptr failed;
+    {
       py::gil_scoped_release release;
-      return work(cb);
-    } catch (const Cancelled&) {
-      raise_pending();
-      throw;
+      try {
+        result.emplace(work(cb));
+      } catch (...) {
+        failed = std::current_exception();
+      }
     }
+    const int sig = scope ? scope->signal() : 0;
+    scope.reset();  // the handlers from before the call
+    finish(sig, failed);
+    return std::move(*result);
   }
 
   struct State;
-  // Throws the callable's exception or KeyboardInterrupt, if any (for calls that stop without
-  // edgeq::Cancelled, such as detect, after they wrote what finished).
-  void raise_pending();
 
  private:
-  void set_scope(const InterruptScope* scope);
+  // Raises what the call ended with: the signal caught (`sig`, 0 for none), then the callable's
+  // exception, then the work's own (`failed`); returns when there is none.
+  void finish(int sig, const std::exception_ptr& failed);
   std::shared_ptr<State> state_;
   bool on_main_thread_ = false;
 };
@@ -71,9 +79,16 @@ std::string type_name(const py::handle& obj);
 // The images a path holds (a folder, recursively; a list file; one image), in order.
 py::list image_names(const py::object& path);
 // A str or os.PathLike path as the bytes the file system names (os.fsencode: a str from
-// os.listdir holding a name that is not UTF-8 gives its bytes back).
+// os.listdir holding a name that is not UTF-8 gives its bytes back). A path holding a NUL byte is
+// refused (edgeq.Error), never cut there.
 std::string path_string(const py::handle& obj);
 // A file name from the library as Python's str for it (os.fsdecode, the inverse).
 py::object path_object(const std::string& path);
+// Text the library keeps as bytes that may not be UTF-8 (a ledger's tags, command lines, metric
+// names) as Python's str, decoded as the library's JSON writer escapes it (core/json_text.h): a
+// byte outside UTF-8 becomes U+DC80..U+DCFF (Python's "surrogateescape").
+py::str text_object(const std::string& s);
+// The inverse, for text arguments: a str (surrogates back to their bytes) or bytes.
+std::string text_string(const py::handle& obj, const std::string& what);
 
 }  // namespace edgeq::python

@@ -35,8 +35,7 @@ DetectReport detect_py(const Model& model, const py::object& source, const py::d
   DetectReport r = call.run([&](const ProgressCallback& cb) {
     o.progress = cb;
     return detect(model, src, o);
-  });
-  call.raise_pending();  // Ctrl-C: KeyboardInterrupt, once what finished is written
+  });  // Ctrl-C: KeyboardInterrupt, once what finished is written
   return r;
 }
 

@@ -1,6 +1,7 @@
 #include <cstring>
 
 #include "bindings.h"
+#include "core/path_name.h"
 
 namespace edgeq::python {
 
@@ -13,11 +14,28 @@ std::string type_name(const py::handle& obj) {
 }
 
 std::string path_string(const py::handle& obj) {
-  return py::module_::import("os").attr("fsencode")(obj).cast<std::string>();
+  std::string p = py::module_::import("os").attr("fsencode")(obj).cast<std::string>();
+  check_path_name(p, "path");
+  return p;
 }
 
 py::object path_object(const std::string& path) {
   return py::module_::import("os").attr("fsdecode")(py::bytes(path));
+}
+
+py::str text_object(const std::string& s) {
+  PyObject* o =
+      PyUnicode_DecodeUTF8(s.data(), static_cast<py::ssize_t>(s.size()), "surrogateescape");
+  if (!o) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(o);
+}
+
+std::string text_string(const py::handle& obj, const std::string& what) {
+  if (py::isinstance<py::bytes>(obj)) return obj.cast<std::string>();
+  if (!py::isinstance<py::str>(obj)) throw Error(what + ": expected a str, got " + type_name(obj));
+  PyObject* b = PyUnicode_AsEncodedString(obj.ptr(), "utf-8", "surrogateescape");
+  if (!b) throw py::error_already_set();
+  return py::reinterpret_steal<py::bytes>(b).cast<std::string>();
 }
 
 ImageFrame frame_from_array(const py::handle& obj, const std::string& what) {

@@ -1,3 +1,5 @@
+#include <csignal>
+
 #include "bindings.h"
 
 namespace edgeq::python {
@@ -5,8 +7,6 @@ namespace edgeq::python {
 struct LongCall::State {
   py::object progress;  // None or callable(kind, task, done, total, message) -> bool | None
   std::shared_ptr<py::error_already_set> error;
-  const InterruptScope* scope = nullptr;
-  bool interrupted = false;
   ~State() {
     py::gil_scoped_acquire gil;  // the callback's copies may die on a library thread
     error.reset();
@@ -42,10 +42,6 @@ LongCall::~LongCall() = default;
 ProgressCallback LongCall::callback() const {
   std::shared_ptr<State> s = state_;
   return [s](const ProgressEvent& e) -> bool {
-    if (s->scope && s->scope->interrupted()) {
-      s->interrupted = true;
-      return false;
-    }
     if (s->error) return false;
     py::gil_scoped_acquire gil;
     if (s->progress.is_none()) return true;
@@ -59,16 +55,25 @@ ProgressCallback LongCall::callback() const {
   };
 }
 
-void LongCall::set_scope(const InterruptScope* scope) {
-  state_->scope = scope;
-}
-
-void LongCall::raise_pending() {
-  if (state_->error) throw *state_->error;
-  if (state_->interrupted) {
-    PyErr_SetNone(PyExc_KeyboardInterrupt);
-    throw py::error_already_set();
+void LongCall::finish(int sig, const std::exception_ptr& failed) {
+  if (sig) {
+    // The signal again, now to the handler restored: Python's records it and PyErr_CheckSignals
+    // runs the Python-level handler (KeyboardInterrupt for SIGINT); the default action of SIGTERM
+    // ends the process here, after the call wrote what finished.
+    std::raise(sig);
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
   }
+  bool cancelled = false;
+  if (failed) {
+    try {
+      std::rethrow_exception(failed);
+    } catch (const Cancelled&) {
+      cancelled = true;
+    } catch (...) {
+    }
+  }
+  if (state_->error && (!failed || cancelled)) throw *state_->error;
+  if (failed) std::rethrow_exception(failed);
 }
 
 }  // namespace edgeq::python

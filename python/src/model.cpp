@@ -17,6 +17,20 @@ py::list value_list(const std::vector<ValueDescription>& vs) {
   return l;
 }
 
+// The bytes of a bytes-like object (bytes, bytearray, memoryview, mmap: anything with the buffer
+// protocol, as Python's own binary APIs take), or throws edgeq::Error.
+std::string buffer_bytes(const py::object& source) {
+  Py_buffer view;
+  if (PyObject_GetBuffer(source.ptr(), &view, PyBUF_SIMPLE) != 0) {
+    PyErr_Clear();
+    throw Error("Model: the " + type_name(source) +
+                " is not one contiguous block of bytes (bytes(...) copies it into one)");
+  }
+  std::string bytes(static_cast<const char*>(view.buf), static_cast<size_t>(view.len));
+  PyBuffer_Release(&view);
+  return bytes;
+}
+
 Model model_from(const py::object& source, const std::optional<std::string>& name) {
   if (py::isinstance<Model>(source)) return source.cast<Model>();
   if (is_path(source)) {
@@ -25,13 +39,15 @@ Model model_from(const py::object& source, const std::optional<std::string>& nam
     return Model::load(path);
   }
   std::string bytes;
-  if (py::isinstance<py::bytes>(source) || py::isinstance<py::bytearray>(source) ||
-      py::isinstance<py::memoryview>(source))
-    bytes = py::bytes(source).cast<std::string>();
+  if (PyObject_CheckBuffer(source.ptr()))
+    bytes = buffer_bytes(source);
   else if (py::hasattr(source, "SerializeToString"))  // an onnx.ModelProto
     bytes = source.attr("SerializeToString")().cast<std::string>();
   else
-    throw Error("Model: expected a path, bytes or an onnx.ModelProto, got " + type_name(source));
+    throw Error(
+        "Model: expected a path, bytes (or another bytes-like object) or an "
+        "onnx.ModelProto, got " +
+        type_name(source));
   const std::string n = name.value_or("model");
   py::gil_scoped_release release;
   return Model::from_bytes(std::move(bytes), n);
@@ -42,9 +58,10 @@ Model model_from(const py::object& source, const std::optional<std::string>& nam
 void bind_model(py::module_& m) {
   py::class_<Model>(m, "Model", R"doc(An ONNX model, loaded and checked (immutable).
 
-Model(source, name=None): source is a path (str or os.PathLike), the model's bytes, or an
-onnx.ModelProto (anything with SerializeToString()). Raises edgeq.Error for a missing,
-truncated or malformed model, naming the file.)doc")
+Model(source, name=None): source is a path (str or os.PathLike), the model's bytes (bytes,
+bytearray, memoryview: any bytes-like object), or an onnx.ModelProto (anything with
+SerializeToString()). Raises edgeq.Error for a missing, truncated or malformed model, naming the
+file.)doc")
       .def(py::init(&model_from), py::arg("source"), py::arg("name") = py::none())
       .def_property_readonly("name", &Model::name, "The path, or the name given with the bytes.")
       .def_property_readonly("sha256", &Model::sha256, "SHA-256 of the model's bytes (hex).")

@@ -12,6 +12,25 @@ T option(const std::string& key, const py::handle& v, const char* expected) {
   }
 }
 
+// An integer option in [lo, hi] (a bool is no integer here); the message names the option and the
+// accepted range: `range` ("a positive integer", "an integer from 0 to 2**64-1").
+template <class T>
+T integer_option(const std::string& key, const py::handle& v, T lo, const char* range) {
+  if (py::isinstance<py::bool_>(v) || !PyIndex_Check(v.ptr()))  // int, numpy integers
+    throw Error("quantize: option '" + key + "' must be " + range + ", got " + type_name(v));
+  try {
+    const T x = v.cast<T>();
+    if (x >= lo) return x;
+  } catch (const py::cast_error&) {  // outside T: negative, or too large
+  }
+  throw Error("quantize: option '" + key + "' must be " + range + ", got " +
+              py::str(v).cast<std::string>());
+}
+
+size_t count_option(const std::string& key, const py::handle& v) {
+  return integer_option<size_t>(key, v, 1, "a positive integer (1 or more)");
+}
+
 std::vector<std::string> names(const std::string& key, const py::handle& v) {
   if (v.is_none()) return {};
   if (py::isinstance<py::str>(v)) return {v.cast<std::string>()};
@@ -60,15 +79,15 @@ QuantizeOptions options_from(const py::dict& kw) {
     else if (k == "bias_correction")
       o.repair.bias_correction = option<bool>(k, v, "a bool");
     else if (k == "repair_n")
-      o.repair.n = option<size_t>(k, v, "a count");
+      o.repair.n = count_option(k, v);
     else if (k == "seed")
-      o.repair.seed = option<uint64_t>(k, v, "an unsigned integer");
+      o.repair.seed = integer_option<uint64_t>(k, v, 0, "an integer from 0 to 2**64-1");
     else if (k == "repair_memory_mib")
-      o.repair.memory_mib = option<size_t>(k, v, "a count");
+      o.repair.memory_mib = count_option(k, v);
     else if (k == "auto")
       o.search.percent = option<double>(k, v, "a percent");
     else if (k == "auto_n")
-      o.search.n = option<size_t>(k, v, "a count");
+      o.search.n = count_option(k, v);
     else if (k == "threads")
       o.threads = option<int>(k, v, "an int");
     else

@@ -9,6 +9,7 @@
 
 #include "analysis/value_blocks.h"
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "core/worker_threads.h"
 #include "quant/activation_encodings.h"
 #include "quant/qdq_export.h"
@@ -229,8 +230,10 @@ class Search {
       ExecutorOptions eo;
       eo.threads = 1;
       Executor ex(g, eo);
-      for (size_t i = static_cast<size_t>(w); i < n; i += workers)
+      for (size_t i = static_cast<size_t>(w); i < n; i += workers) {
+        throw_if_interrupted();  // a front end's Ctrl-C / SIGTERM (core/interrupt.h)
         outs[i] = ex.run({{input_, images_[i]}}).at(output_);
+      }
     });
     return outs;
   }

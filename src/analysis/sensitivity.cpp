@@ -6,6 +6,7 @@
 
 #include "analysis/value_blocks.h"
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "quant/qdq_export.h"
 #include "quant/range_scheme.h"
 #include "runtime/executor.h"
@@ -68,6 +69,7 @@ std::vector<Sensitivity> rank_groups(const Graph& fp32, const Stats& stats, cons
     std::optional<DetectionLossAccumulator> acc;
     if (layout) acc.emplace(*layout);
     for (size_t i = 0; i < inputs.size(); ++i) {
+      throw_if_interrupted();  // a front end's Ctrl-C / SIGTERM (core/interrupt.h)
       Tensor y = ex.run(inputs[i]).at(output);
       s.rel_l2 += relative_l2(y, ref[i]) / inputs.size();
       if (acc) acc->add(ref[i], y);

@@ -14,6 +14,7 @@
 #include "api/api_impl.h"
 #include "api/exec_options.h"
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "core/json_text.h"
 #include "core/process_stats.h"
 #include "core/simd.h"
@@ -40,14 +41,20 @@ double run_workers(const Graph& g, const std::map<std::string, Tensor>& inputs, 
     try {
       ex = std::make_unique<Executor>(g, opt);  // planned on the thread that runs it
       ex->prepare();
-      for (int i = 0; i < o.warmup; ++i) ex->run(inputs);
+      for (int i = 0; i < o.warmup; ++i) {
+        throw_if_interrupted();
+        ex->run(inputs);
+      }
     } catch (...) {
       ++ready;  // the others may not wait for this one
       throw;
     }
     ++ready;
     while (!go) std::this_thread::yield();
-    while (next++ < o.runs) ex->run(inputs);
+    while (next++ < o.runs) {
+      throw_if_interrupted();
+      ex->run(inputs);
+    }
   });
   while (ready < o.workers) std::this_thread::yield();
   const auto t0 = std::chrono::steady_clock::now();

@@ -7,6 +7,7 @@
 #include "api/api_impl.h"
 #include "api/exec_options.h"
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "core/json_text.h"
 #include "core/process_stats.h"
 #include "deploy/auto_pipeline.h"
@@ -44,9 +45,10 @@ DetectReport detect(const Model& model, const std::string& source, const DetectO
   // Creates the json / draw folders: only once the model is known to run.
   FrameOutputs outputs({source, o.json, o.draw, o.on_frame});
 
-  // Stops at the next frame when `stop` is raised or the progress callback answers false.
+  // Stops at the next frame when `stop` is raised, the progress callback answers false or a front
+  // end caught SIGINT / SIGTERM (core/interrupt.h).
   std::atomic<bool> halt{false};
-  auto stop_asked = [&] { return o.stop && o.stop->load(); };
+  auto stop_asked = [&] { return (o.stop && o.stop->load()) || interrupt_requested(); };
   size_t posted = 0;
   FrameStages stages;
   stages.read = [&](FrameWork& w) {

@@ -1,8 +1,10 @@
 #include "api/api_impl.h"
+#include "core/interrupt.h"
 
 namespace edgeq {
 
 void ProgressReporter::send(const ProgressEvent& e) {
+  throw_if_interrupted();  // a front end's Ctrl-C / SIGTERM, callback or not
   if (!cb_) return;
   std::lock_guard<std::mutex> lock(m_);
   if (!cb_(e)) throw Cancelled();

@@ -10,7 +10,8 @@
 namespace edgeq {
 
 // Reports to a ProgressCallback, one call at a time (from any thread); throws edgeq::Cancelled
-// when it answers false.
+// when it answers false, or before it is asked when a front end caught SIGINT / SIGTERM
+// (core/interrupt.h).
 class ProgressReporter {
  public:
   explicit ProgressReporter(const ProgressCallback& cb) : cb_(cb) {}

@@ -45,7 +45,14 @@ StudyResult study(const StudyConfig& config) {
 
 StudyWorkResult study_worker(const StudyConfig& config, const StudyWorkerOptions& worker) {
   check_study_options(config);
-  const StudyWork w = run_study_worker(config, worker.index, worker.count, worker.lease_s);
+  StudyWork w;
+  try {
+    w = run_study_worker(config, worker.index, worker.count, worker.lease_s);
+  } catch (const Cancelled&) {
+    throw Cancelled("the finished steps are kept in " + config.out +
+                    "/cache and this worker's claims are released (a worker started again goes "
+                    "on from there)");
+  }
   StudyWorkResult out;
   out.computed = w.computed;
   out.deferred = w.deferred;

@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/ledger_options.h"
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "core/io_guard.h"
 #include "core/simd.h"
 
@@ -26,9 +27,13 @@ int run_command_line(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const Cancelled& e) {  // its message says what was kept, when anything was
+    // SIGINT or SIGTERM (core/interrupt.h): the status a shell shows for a process the signal
+    // ended, 130 or 143.
+    const int sig = last_interrupt_signal() ? last_interrupt_signal() : SIGINT;
     const std::string kept = e.what();
-    std::cerr << "edgeq: interrupted; " << (kept == "cancelled" ? "nothing written" : kept) << "\n";
-    return 130;
+    std::cerr << "edgeq: interrupted (" << (sig == SIGTERM ? "SIGTERM" : "SIGINT") << "); "
+              << (kept == "cancelled" ? "nothing written" : kept) << "\n";
+    return 128 + sig;
   } catch (const std::exception& e) {
     std::cerr << "edgeq: error: " << e.what() << "\n";
     return 1;

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "core/comma_list.h"
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "core/io_guard.h"
 #include "core/printable.h"
 #include "eval/label_source.h"
@@ -33,12 +34,15 @@ void run_augment(const AugmentArgs& a) {
   const LabelSource labels = resolve_label_source(a.images, paths, a.labels);
   EDGEQ_CHECK(labels.enabled, "augment: no labels for '", a.images,
               "' (give --labels, or keep labels/ beside images/)");
+  // SIGINT / SIGTERM: nothing written while the sources are read, then whole variants only.
+  InterruptScope interrupt;
   std::vector<LabelledImage> sources;
   // One layout for the whole set (a mosaic joins labels of four files into one): the first file
   // with objects sets the keypoint count, any other count is refused naming both files.
   std::string layout_file;
   size_t keypoints = 0;
   for (size_t i = 0; i < paths.size(); ++i) {
+    throw_if_interrupted();
     LabelledImage im;
     im.bgr = read_image(paths[i]);
     im.labels = read_yolo_labels(labels.files[i], im.bgr.cols, im.bgr.rows);

@@ -9,6 +9,7 @@
 #include "cli/ledger_options.h"
 #include "cli/run_options.h"
 #include "core/file_io.h"
+#include "core/interrupt.h"
 #include "core/json_text.h"
 #include "core/printable.h"
 
@@ -69,6 +70,7 @@ void run_bench(BenchArgs& a) {
   checked_emulation(a.run.emulate, parse_exec_mode(a.run.exec));
   a.o.exec = a.run.exec, a.o.emulate = a.run.emulate, a.o.threads = a.run.threads;
   LedgerRecorder ledger(a.ledger);
+  InterruptScope interrupt;  // SIGINT / SIGTERM stop before the next run, nothing written
   const BenchReport r = bench(Model::load(a.model), a.o);
   for (const std::string& line : r.notices) std::cerr << printable(line) << "\n";
   print_bench(r);

@@ -6,7 +6,8 @@
 namespace edgeq::cli {
 
 // Parses argv (argv[0] the program name), runs one subcommand, returns the exit status: 0, 1 on
-// an error (printed), 130 when interrupted, CLI11's status for a usage error.
+// an error (printed), 128 + the signal when SIGINT or SIGTERM stopped it (130, 143), CLI11's
+// status for a usage error.
 int run_command_line(int argc, char** argv);
 
 void register_all(CLI::App& app);

@@ -10,6 +10,7 @@
 #include "cli/progress_printer.h"
 #include "cli/run_options.h"
 #include "core/file_io.h"
+#include "core/interrupt.h"
 #include "core/json_text.h"
 
 namespace edgeq::cli {
@@ -29,7 +30,8 @@ void run_compare_cli(CompareArgs& a) {
   checked_emulation(a.run.emulate, parse_exec_mode(a.run.exec));
   a.o.exec = a.run.exec, a.o.emulate = a.run.emulate, a.o.threads = a.run.threads;
   LedgerRecorder recorder(a.ledger);
-  std::optional<ProgressPrinter> printer;  // with --quiet, Ctrl-C ends the process at once
+  InterruptScope interrupt;  // quiet or not, SIGINT / SIGTERM stop at the next image
+  std::optional<ProgressPrinter> printer;
   if (!a.quiet) a.o.progress = printer.emplace().callback();
   const CompareReport rep = compare(Model::load(a.ref), Model::load(a.test), a.images, a.o);
   std::cout << rep.text;

@@ -47,7 +47,8 @@ void run_run(RunArgs& a) {
   const DetectReport r = detect(Model::load(a.model), a.image, a.o);
   if (!a.report.empty()) write_file_atomic(a.report, r.json + "\n");
   std::cout << r.summary << std::flush;
-  if (r.interrupted) throw CLI::RuntimeError(130);  // what finished is written
+  if (r.interrupted)  // SIGINT / SIGTERM: exit 130 / 143
+    throw Cancelled("the frames read before it are finished and written");
   ledger.record("run", parse_json_text(r.json), a.model, a.o.json);
 }
 

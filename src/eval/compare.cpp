@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "core/npy.h"
 #include "eval/label_source.h"
 #include "ir/onnx_io.h"
@@ -167,6 +168,7 @@ CompareResult run_compare(Graph ref_g, Graph test_g, const CompareRunOptions& op
   map_post.conf = opt.map_conf;
 
   for (size_t i = 0; i < images.size(); ++i) {
+    throw_if_interrupted();  // a front end's Ctrl-C / SIGTERM (core/interrupt.h)
     const std::string& path = images[i];
     cv::Mat bgr = read_image(path);
     LetterboxInfo lb;

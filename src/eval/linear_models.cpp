@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/interrupt.h"
 
 namespace edgeq {
 namespace {
@@ -130,6 +131,7 @@ LogisticModel fit_logistic(const Eigen::MatrixXd& x, const std::vector<int>& y, 
   double t = 1;
   double last_loss = logistic_loss(x, onehot, m.w, m.b, l2).loss;
   for (int it = 1; it <= max_iterations; ++it) {
+    throw_if_interrupted();  // a front end's Ctrl-C / SIGTERM: fits can take minutes
     const LossGrad g = logistic_loss(x, onehot, vw, vb, l2);
     if (t == 1 && std::max(g.gw.cwiseAbs().maxCoeff(), g.gb.cwiseAbs().maxCoeff()) < tol) {
       m.converged = true;  // at the last iterate (no momentum): its gradient vanishes

@@ -1,6 +1,7 @@
 #include "eval/probe_features.h"
 
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "ir/onnx_io.h"
 #include "vision/image_io.h"
 #include "vision/letterbox.h"
@@ -56,6 +57,7 @@ Eigen::MatrixXd model_features(const std::string& model_path,
   Executor ex(std::move(g), eo);
   Eigen::MatrixXd x;
   for (size_t i = 0; i < images.size(); ++i) {
+    throw_if_interrupted();
     const Tensor t = preprocess_image(read_image(images[i]), h, w, nullptr);
     auto out = ex.run({{input, t}});
     std::vector<double> row;

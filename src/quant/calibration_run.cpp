@@ -8,6 +8,7 @@
 #include <opencv2/core.hpp>
 
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "core/worker_threads.h"
 #include "vision/image_io.h"
 #include "vision/letterbox.h"
@@ -52,6 +53,7 @@ struct Shared {
     std::lock_guard<std::mutex> lock(report);
     if (skipped && on_skip) on_skip(*skipped);
     if (on_image) on_image();
+    throw_if_interrupted();  // a front end's Ctrl-C / SIGTERM (core/interrupt.h)
   }
   void fail(std::exception_ptr e) {
     std::lock_guard<std::mutex> lock(report);

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "runtime/executor.h"
 
 namespace edgeq {
@@ -89,6 +90,7 @@ ConvInputPass collect_conv_inputs(const Graph& g, const std::string& input,
       ex.run({{input, x}});
       ++used;
       if (on_image) on_image();
+      throw_if_interrupted();
     }
     EDGEQ_CHECK(used > 0, "no readable image among the ", count, " selected; nothing written");
     pass.used = used;

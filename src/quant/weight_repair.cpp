@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "quant/bias_correction.h"
 #include "quant/qdq_export.h"
 
@@ -49,6 +50,7 @@ std::map<std::string, TensorEncoding> repair_weights(
   std::set<std::string> repairable;
   for (const ConvInputRequest& r : weight_repair_requests(g, plan, opt)) repairable.insert(r.conv);
   for (const auto& [name, m] : moments) {
+    throw_if_interrupted();  // a front end's Ctrl-C / SIGTERM; the caller's graph is dropped
     EDGEQ_CHECK(repairable.count(name), "weight repair: '", name,
                 "' is not a quantized Conv with its own float weight");
     Node* conv = nullptr;

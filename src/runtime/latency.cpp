@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "core/percentile.h"
 #include "runtime/float_io.h"
 
@@ -41,9 +42,13 @@ LatencyResult measure_latency(Executor& ex, const std::map<std::string, Tensor>&
   auto t0 = std::chrono::steady_clock::now();
   ex.prepare();
   r.prepare_ms = ms_since(t0);
-  for (int i = 0; i < warmup; ++i) ex.run(inputs);
+  for (int i = 0; i < warmup; ++i) {
+    throw_if_interrupted();
+    ex.run(inputs);
+  }
   if (warmup > 0) ex.reset_profile();
   for (int i = 0; i < runs; ++i) {
+    throw_if_interrupted();
     auto s = std::chrono::steady_clock::now();
     ex.run(inputs);
     r.samples_ms.push_back(ms_since(s));

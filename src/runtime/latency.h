@@ -22,7 +22,8 @@ struct LatencyResult {
 std::map<std::string, Tensor> random_inputs(const Graph& g);
 
 // Plans `ex` (timed), runs it `warmup` times, then `runs` timed runs on `inputs`; with warm-up
-// runs, a profiling executor's step times are those of the timed runs only.
+// runs, a profiling executor's step times are those of the timed runs only. Stops before the next
+// run on a front end's SIGINT / SIGTERM (edgeq::Cancelled, core/interrupt.h).
 LatencyResult measure_latency(Executor& ex, const std::map<std::string, Tensor>& inputs, int runs,
                               int warmup);
 

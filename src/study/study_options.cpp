@@ -12,19 +12,25 @@
 #include "core/comma_list.h"
 #include "core/error.h"
 #include "core/json_number.h"
+#include "core/path_name.h"
 #include "ir/cut.h"
 
 namespace edgeq {
 namespace {
 
+// Strings name files (models, images, out, a target table): a NUL byte is refused, not cut at.
 std::vector<std::string> list_value(const nlohmann::json& v, const std::string& key) {
-  if (v.is_string()) return comma_list(v.get<std::string>());
+  if (v.is_string()) {
+    check_path_name(v.get<std::string>(), "study config: '" + key + "'");
+    return comma_list(v.get<std::string>());
+  }
   EDGEQ_CHECK(v.is_array(), "study config: '", key,
               "' must be an array or a comma-separated string");
   std::vector<std::string> out;
   for (const auto& x : v) {
     EDGEQ_CHECK(x.is_string(), "study config: '", key, "' must hold strings");
     out.push_back(x.get<std::string>());
+    check_path_name(out.back(), "study config: '" + key + "'");
   }
   return out;
 }
@@ -37,6 +43,7 @@ T number_value(const nlohmann::json& v, const std::string& key) {
 
 std::string string_value(const nlohmann::json& v, const std::string& key) {
   EDGEQ_CHECK(v.is_string(), "study config: '", key, "' must be a string");
+  check_path_name(v.get<std::string>(), "study config: '" + key + "'");
   return v.get<std::string>();
 }
 

@@ -12,6 +12,7 @@
 #include "api/progress_reporter.h"
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/interrupt.h"
 #include "core/json_text.h"
 #include "core/progress.h"
 #include "core/sha256.h"
@@ -510,6 +511,7 @@ StudyWork StudyRunner::work() {
   std::vector<std::string> models = o_.models;  // workers start on different models
   std::rotate(models.begin(), models.begin() + role_.index % models.size(), models.end());
   for (;;) {
+    throw_if_interrupted();  // a front end's SIGINT / SIGTERM while waiting for other workers
     const size_t before = work_.computed;
     work_.busy = work_.cached = work_.deferred = 0;
     traverse(models);

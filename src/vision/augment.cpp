@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/interrupt.h"
 
 namespace edgeq {
 namespace {
@@ -149,6 +150,10 @@ std::vector<std::string> write_augmented_split(const std::vector<LabelledImage>&
   std::mt19937_64 rng(opt.seed);
   std::vector<std::string> paths;
   for (int i = 0; i < opt.n; ++i) {
+    // A front end's Ctrl-C / SIGTERM (core/interrupt.h) stops between two variants.
+    if (interrupt_requested())
+      throw Cancelled(std::to_string(i) + " of " + std::to_string(opt.n) +
+                      " variants (each with its labels) are written to " + out_dir);
     const AugmentKind kind = opt.kinds[rng() % opt.kinds.size()];
     LabelledImage im = augment_image(sources, kind, rng);
     char stem[32];
@@ -158,9 +163,11 @@ std::vector<std::string> write_augmented_split(const std::vector<LabelledImage>&
                 "augment: could not encode image ", i);
     const std::string image =
         (fs::path(out_dir) / "images" / (std::string(stem) + ".jpg")).string();
-    write_file_atomic(image, std::string(jpg.begin(), jpg.end()));
+    // The labels first: a process killed between the two leaves a label without its image (not
+    // read), never an image without its labels (read as one without objects).
     write_file_atomic((fs::path(out_dir) / "labels" / (std::string(stem) + ".txt")).string(),
                       format_yolo_labels(im.labels, im.bgr.cols, im.bgr.rows));
+    write_file_atomic(image, std::string(jpg.begin(), jpg.end()));
     paths.push_back(image);
   }
   return paths;

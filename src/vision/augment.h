@@ -42,7 +42,9 @@ struct AugmentOptions {
 };
 
 // Writes OUT/images/aug_NNN.jpg and OUT/labels/aug_NNN.txt (Ultralytics layout, so `compare`
-// finds the labels beside the images), each file atomically; returns the image paths.
+// finds the labels beside the images), each file atomically; returns the image paths. A front
+// end's SIGINT / SIGTERM (core/interrupt.h) stops it between two variants (edgeq::Cancelled
+// saying how many were written).
 std::vector<std::string> write_augmented_split(const std::vector<LabelledImage>& sources,
                                                const std::string& out_dir,
                                                const AugmentOptions& opt);

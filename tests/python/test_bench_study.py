@@ -146,6 +146,28 @@ def test_ledger_records_reports_and_gates_them(zoo_pose_path, run_cli, tmp_path)
         edgeq.Ledger(tmp_path / "missing.sqlite")
 
 
+def test_ledger_reads_tags_the_program_stored_as_bytes(zoo_pose_path, run_cli, tmp_path):
+    # A tag from a shell in a Latin-1 locale: bytes that are not UTF-8. Python read them with
+    # UnicodeDecodeError; now as the library's JSON writer escapes them (surrogateescape), so the
+    # str goes back to record() and check() as the same bytes.
+    path = tmp_path / "l.sqlite"
+    tag = os.fsdecode(b"caf\xe9")  # 'caf\udce9'
+    for _ in range(2):
+        run_cli("bench", "--model", zoo_pose_path, "--runs", "1", "--warmup", "0", "--ledger",
+                path, "--tag", tag)
+    ledger = edgeq.Ledger(path)
+    assert ledger.tags() == [tag]
+    runs = ledger.runs()
+    assert [r["tag"] for r in runs] == [tag, tag]
+    assert tag in runs[0]["command_line"]
+    assert ledger.run(2)["tag"] == tag and ledger.run(2)["metrics"]["latency_ms"] > 0
+    assert ledger.check(tag, tag).regressions == 0
+    writer = edgeq.Ledger(path, write=True)
+    assert writer.record("bench", edgeq.bench(zoo_pose_path, runs=1, warmup=0).to_dict(),
+                         tag=tag) == 3
+    assert writer.tags() == [tag]  # the same bytes as the program's runs
+
+
 def test_detect_writes_what_run_writes(real_model_path, val_dir, run_cli, tmp_path):
     r = run_cli("run", "--model", real_model_path, "--image", val_dir, "--json",
                 tmp_path / "cli.json")

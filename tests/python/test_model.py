@@ -67,8 +67,47 @@ def test_truncated_model_is_an_error(zoo_pose_path):
 
 
 def test_model_of_a_wrong_type_is_an_error():
-    with pytest.raises(edgeq.Error, match="expected a path, bytes or an onnx.ModelProto"):
+    with pytest.raises(edgeq.Error, match="expected a path, bytes .* or an onnx.ModelProto"):
         edgeq.Model(42)
+
+
+def test_model_from_any_bytes_like_object(zoo_pose_path):
+    # bytes-like objects are bytes to Python's own binary APIs (hashlib, zlib): bytearray raised
+    # TypeError, not even edgeq.Error.
+    raw = pathlib.Path(zoo_pose_path).read_bytes()
+    sha = edgeq.Model(raw).sha256
+    for data in (bytearray(raw), memoryview(raw), memoryview(bytearray(raw))):
+        assert edgeq.Model(data).sha256 == sha
+    with pytest.raises(edgeq.Error, match="not one contiguous block"):
+        edgeq.Model(memoryview(raw)[::2])
+    with pytest.raises(edgeq.Error):
+        edgeq.Model(bytearray(raw[:100]))
+
+
+def test_paths_holding_a_nul_byte_are_refused(zoo_pose_path, zoo_stats, tmp_path):
+    # The file calls stop at a NUL: Model('z.onnx\0.evil') loaded z.onnx, save('q.onnx\0.txt')
+    # wrote q.onnx.
+    with pytest.raises(edgeq.Error, match="NUL byte"):
+        edgeq.Model(zoo_pose_path + "\0.evil")
+    with pytest.raises(edgeq.Error, match="NUL byte"):
+        edgeq.Model(pathlib.Path(zoo_pose_path + "\0.evil"))
+    q = edgeq.quantize(zoo_pose_path, zoo_stats, progress=False)
+    with pytest.raises(edgeq.Error, match="NUL byte"):
+        q.save(str(tmp_path / "q.onnx") + "\0.txt")
+    with pytest.raises(edgeq.Error, match="NUL byte"):
+        q.save(tmp_path / "q2.onnx", encodings=str(tmp_path / "e.json") + "\0.txt")
+    with pytest.raises(edgeq.Error, match="NUL byte"):
+        zoo_stats.save(str(tmp_path / "s.cbor") + "\0x")
+    with pytest.raises(edgeq.Error, match="NUL byte"):
+        edgeq.Ledger(str(tmp_path / "l.sqlite") + "\0x", write=True)
+    with pytest.raises(edgeq.Error, match="NUL byte"):
+        edgeq.calibrate(zoo_pose_path, str(tmp_path) + "\0x", progress=False)
+    with pytest.raises(edgeq.Error, match="NUL byte"):
+        edgeq.study(zoo_pose_path, tmp_path, tmp_path, str(tmp_path / "out") + "\0x",
+                    progress=False)
+    with pytest.raises(edgeq.Error, match="NUL byte"):
+        edgeq.study(zoo_pose_path + "\0x", tmp_path, tmp_path, tmp_path / "out", progress=False)
+    assert sorted(os.listdir(tmp_path)) == []
 
 
 def test_summary_names_the_output(real_model):

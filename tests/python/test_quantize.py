@@ -91,6 +91,17 @@ def test_stats_of_another_model_are_refused(zoo_pose_path, real_stats):
         edgeq.quantize(zoo_pose_path, real_stats, progress=False)
 
 
+def test_count_options_name_the_option_and_the_range(zoo_pose_path, zoo_stats):
+    # repair_n=-1 said "expects a count, got int".
+    for key in ("repair_n", "repair_memory_mib", "auto_n"):
+        for bad in (-1, 0, 2.5, "8", True, 2 ** 70):
+            with pytest.raises(edgeq.Error,
+                               match=f"option '{key}' must be a positive integer \\(1 or more\\), got "):
+                edgeq.quantize(zoo_pose_path, zoo_stats, progress=False, **{key: bad})
+    with pytest.raises(edgeq.Error, match=r"option 'seed' must be an integer from 0 to 2\*\*64-1, got -1"):
+        edgeq.quantize(zoo_pose_path, zoo_stats, progress=False, seed=-1)
+
+
 def test_stats_must_be_stats(real_model):
     with pytest.raises(edgeq.Error, match="edgeq.Stats"):
         edgeq.quantize(real_model, "stats.cbor", progress=False)
