@@ -84,14 +84,14 @@ void ensure_dir(const std::string& path) {
 }
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
-  check_not_input(path_);
   const OutputTarget t = resolve_output(path_);
   target_ = t.path;
-  if (t.stream) {
+  if (t.stream) {  // never an input: only regular files are read
     stream_ = true;
     stream_fd_ = t.fd;
     return;
   }
+  check_not_input(path_);
   tmp_ = target_ + ".tmp." + std::to_string(::getpid());
   const std::string dir = std::filesystem::path(target_).parent_path().string();
   ensure_dir(dir);
