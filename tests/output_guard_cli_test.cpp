@@ -255,5 +255,37 @@ TEST(OutputGuardCli, StreamsAreWrittenThroughNeverReplaced) {
   test::expect_refusal(r, "-o -: standard output", dash);
 }
 
+// The other commands that write into folders or name binary outputs, the same way.
+TEST(OutputGuardCli, FolderOutputsOfEveryCommandAreChecked) {
+  const Scratch s = scratch("outguard_folders");
+  const std::string m = s.q(s.model), img = s.q(s.img);
+  // infer names its files after the model's outputs: known, and checked, before it runs.
+  const std::string out = s.dir + "/out";
+  fs::create_directories(out);
+  write_file_atomic(out + "/output0.npy", "an input tensor");
+  expect_refused_before_work(
+      "infer --model " + m + " --input " + s.q(out + "/output0.npy") + " --out " + s.q(out),
+      "--out " + out + "/output0.npy is the same file as --input", out + "/output0.npy");
+  // compare --save-inputs writes DIR/<k>.npy: --json there is refused.
+  expect_refused_before_work(
+      "compare --ref " + m + " --test " + m + " --images " + img + " --save-inputs " + s.q(out) +
+          " --json " + s.q(out + "/output0.npy"),
+      "--json " + out + "/output0.npy lies in --save-inputs " + out, out + "/output0.npy");
+  // augment writes OUT/images and OUT/labels: a photo there is refused.
+  fs::create_directories(s.dir + "/aug/images");
+  fs::copy_file(s.img + "/x.jpg", s.dir + "/aug/images/x.jpg");
+  expect_refused_before_work("augment --images " + s.q(s.dir + "/aug/images/x.jpg") + " --labels " +
+                                 s.q(s.dir) + " --out " + s.q(s.dir + "/aug"),
+                             "lies in --out " + s.dir + "/aug", s.dir + "/aug/images/x.jpg");
+  // Binary outputs take no "-"; a folder is no file.
+  for (const std::string& args :
+       {"patch --model " + m + " --tensor a --range 0 1 --out -",
+        "stats merge " + s.q(s.dir + "/a.cbor") + " " + s.q(s.dir + "/b.cbor") + " -o -",
+        "calibrate --model " + m + " --images " + img + " --out -"})
+    expect_refused_before_work(args, "-: standard output ('-') takes text and JSON reports only",
+                               s.model);
+  expect_refused_before_work("zoo yolo11n -o " + s.q(out), "-o " + out + " is a folder", s.model);
+}
+
 }  // namespace
 }  // namespace edgeq
