@@ -90,12 +90,13 @@ TEST(CarelessInputCli, OutputsNeverOverwriteInputs) {
 TEST(CarelessInputCli, WriterRefusesToReplaceAnInputItRead) {
   EDGEQ_REQUIRE_REAL_DATA();
   const Scratch s = scratch("guard_writer");
-  // One photo drawn into its own folder: the drawing is named after the photo, which only the
-  // writer sees (--image is a file, --draw a folder: not the same file, not the same folder).
+  // One photo drawn into its own folder: the drawing is named after the photo (--image is a file,
+  // --draw a folder: not the same file, not the same folder). The writer used to be the first to
+  // see it; since issue 46 the check before work knows the names a --draw folder receives.
   const std::string photo = s.photos + "/000000000036.jpg";
   expect_input_kept("run --model " + shell_quote(s.model) + " --image " + shell_quote(photo) +
                         " --draw " + shell_quote(s.photos),
-                    "refusing to replace " + photo, photo);
+                    "--image " + photo + " lies in --draw " + s.photos, photo);
 }
 
 TEST(CarelessInputCli, DevicesAreOneLineAndNeverRead) {

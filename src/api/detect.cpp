@@ -32,6 +32,10 @@ DetectReport detect(const Model& model, const std::string& source, const DetectO
               "conf and iou must be in [0, 1]");
   EDGEQ_CHECK(s.max_det > 0, "max_det must be positive");
   std::unique_ptr<FrameSource> frames = open_frames(source);  // fails fast on a bad source
+  FrameOutputOptions fo{source, o.json, o.draw, o.on_frame};
+  if (const auto* images = dynamic_cast<const ImageFrameSource*>(frames.get()))
+    fo.inputs = &images->paths();
+  FrameOutputs outputs(std::move(fo));  // checks the outputs against the frames' files
   const Graph& g = model.impl().graph;
   DetectorSpec spec = detector_spec(g);
   Executor ex(g, executor_options(s.exec, s.emulate, s.threads));
@@ -42,8 +46,7 @@ DetectReport detect(const Model& model, const std::string& source, const DetectO
   PostprocessOptions post;
   post.conf = s.conf, post.iou = s.iou, post.max_det = s.max_det;
   Detector detector(ex, std::move(spec), post);
-  // Creates the json / draw folders: only once the model is known to run.
-  FrameOutputs outputs({source, o.json, o.draw, o.on_frame});
+  outputs.open();  // creates the json / draw folders: only once the model is known to run
 
   // Stops at the next frame when `stop` is raised, the progress callback answers false or a front
   // end caught SIGINT / SIGTERM (core/interrupt.h).

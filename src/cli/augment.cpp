@@ -25,6 +25,11 @@ struct AugmentArgs {
 void run_augment(const AugmentArgs& a) {
   check_distinct_folders({"--images", a.images}, {"--out", a.out + "/images"});
   check_distinct_folders({"--labels", a.labels}, {"--out", a.out + "/labels"});
+  check_distinct_files({image_input("--images", a.images),
+                        {"--labels", a.labels, RoleFile::kFile, with_extension(".txt")}},
+                       {{"--out", a.out, RoleFile::kFolder, [](const std::string& f) {
+                           return f.rfind("images/", 0) == 0 || f.rfind("labels/", 0) == 0;
+                         }}});
   AugmentOptions opt;
   opt.n = a.n;
   opt.seed = a.seed;

@@ -62,7 +62,8 @@ void print_bench(const BenchReport& r) {
 }
 
 void run_bench(BenchArgs& a) {
-  check_distinct_files({{"--model", a.model}}, {{"--json", a.json}});
+  check_distinct_files({{"--model", a.model}},
+                       {{"--json", a.json, RoleFile::kText}, ledger_output(a.ledger)});
   EDGEQ_CHECK(a.o.runs > 0, "--runs must be positive");
   EDGEQ_CHECK(a.o.workers >= 1, "--workers must be at least 1");
   EDGEQ_CHECK(a.o.workers == 1 || !a.o.profile,

@@ -14,6 +14,7 @@
 #include "core/process_stats.h"
 #include "core/progress.h"
 #include "quant/calibration_images.h"
+#include "vision/image_io.h"
 
 namespace edgeq::cli {
 namespace {
@@ -25,8 +26,9 @@ struct CalibrateArgs {
 };
 
 void run_calibrate(CalibrateArgs& a) {
-  check_distinct_files({{"--model", a.model}, {"--images", a.images}},
-                       {{"--out", a.out}, {"--json", a.json}});
+  check_distinct_files(
+      {{"--model", a.model}, image_input("--images", a.images)},
+      {{"--out", a.out}, {"--json", a.json, RoleFile::kText}, ledger_output(a.ledger)});
   LedgerRecorder ledger(a.ledger);
   CalibrateOptions& o = a.options;
   const Shard shard = parse_shard(a.shard);

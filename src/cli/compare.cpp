@@ -12,6 +12,7 @@
 #include "core/file_io.h"
 #include "core/interrupt.h"
 #include "core/json_text.h"
+#include "vision/image_io.h"
 
 namespace edgeq::cli {
 namespace {
@@ -25,8 +26,15 @@ struct CompareArgs {
 };
 
 void run_compare_cli(CompareArgs& a) {
-  check_distinct_files({{"--ref", a.ref}, {"--test", a.test}, {"--images", a.images}},
-                       {{"--json", a.json}});
+  const FileFilter npy = with_extension(".npy");
+  check_distinct_files({{"--ref", a.ref},
+                        {"--test", a.test},
+                        image_input("--images", a.images),
+                        {"--labels", a.o.labels, RoleFile::kFile, with_extension(".txt")},
+                        {"--test-outputs", a.o.test_outputs, RoleFile::kFile, npy}},
+                       {{"--json", a.json, RoleFile::kText},
+                        {"--save-inputs", a.o.save_inputs, RoleFile::kFolder, npy},
+                        ledger_output(a.ledger)});
   checked_emulation(a.run.emulate, parse_exec_mode(a.run.exec));
   a.o.exec = a.run.exec, a.o.emulate = a.run.emulate, a.o.threads = a.run.threads;
   LedgerRecorder recorder(a.ledger);

@@ -14,6 +14,7 @@
 #include "core/file_io.h"
 #include "core/io_guard.h"
 #include "core/printable.h"
+#include "vision/image_io.h"
 
 namespace edgeq::cli {
 namespace {
@@ -42,8 +43,14 @@ void print_sensitivity(const DoctorReport& rep, double top_percent, const std::s
 }
 
 void run_doctor_cli(DoctorArgs& a) {
-  check_distinct_files({{"--model", a.model}, {"--encodings", a.encodings}, {"--stats", a.stats}},
-                       {{"--json", a.json}, {"--mixed-out", a.mixed_out}});
+  const std::string& target = a.options.target;  // a table's name, or a .json file
+  check_distinct_files(
+      {{"--model", a.model},
+       {"--encodings", a.encodings},
+       {"--stats", a.stats},
+       {"--target", with_extension(".json")(target) ? target : ""},
+       image_input("--images", a.images)},
+      {{"--json", a.json, RoleFile::kText}, {"--mixed-out", a.mixed_out, RoleFile::kText}});
   EDGEQ_CHECK(a.options.sensitivity == 0 || !a.images.empty(), "--sensitivity needs --images");
   const Model model = Model::load(a.model);
   a.options.encodings_file = a.encodings;

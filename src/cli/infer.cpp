@@ -27,10 +27,20 @@ std::string file_safe(std::string name) {
   return name;
 }
 
+std::string output_path(const InferArgs& a, const ValueInfo& output) {
+  return a.out + "/" + file_safe(output.name) + ".npy";
+}
+
 void run_infer(const InferArgs& a) {
-  check_distinct_files({{"--model", a.model}, {"--input", a.input}, {"--image", a.image}},
-                       {{"--out", a.out}});
+  const std::vector<RoleFile> inputs{
+      {"--model", a.model}, {"--input", a.input}, {"--image", a.image}};
+  // The folder first (a file there fails before the model loads), then its files by name.
+  check_distinct_files(
+      inputs, {{"--out", a.out, RoleFile::kFolder, [](const std::string&) { return false; }}});
   Graph g = load_onnx(a.model);
+  std::vector<RoleFile> files;  // each file, named by the model, before it runs
+  for (const ValueInfo& o : g.outputs) files.push_back({"--out", output_path(a, o)});
+  check_distinct_files(inputs, files);
   Tensor x = make_input(g, a.input, a.image);
   ExecutorOptions options = a.run.executor();
   options.float_io = !a.raw;
@@ -43,7 +53,7 @@ void run_infer(const InferArgs& a) {
   auto outputs = ex.run({{g.inputs.at(0).name, x}});
   ensure_dir(a.out);
   for (const auto& o : g.outputs) {
-    std::string path = a.out + "/" + file_safe(o.name) + ".npy";
+    const std::string path = output_path(a, o);
     save_npy(outputs.at(o.name), path);
     std::cout << printable(o.name) << " " << shape_str(outputs.at(o.name).shape()) << " -> "
               << printable(path) << "\n";

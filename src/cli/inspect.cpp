@@ -17,7 +17,7 @@ struct InspectArgs {
 };
 
 void run_inspect(const InspectArgs& a) {
-  check_distinct_files({{"--model", a.model}}, {{"--json", a.json}});
+  check_distinct_files({{"--model", a.model}}, {{"--json", a.json, RoleFile::kText}});
   Graph g = load_onnx(a.model);
   ModelSummary s = summarize_model(g);
   std::cout << "model   " << printable(a.model) << "\n" << format_summary(s);

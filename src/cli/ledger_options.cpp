@@ -50,6 +50,10 @@ void add_ledger_options(CLI::App* cmd, LedgerArgs& a) {
   cmd->add_option("--tag", a.tag, "tag of the ledger row (what `ledger check` compares)");
 }
 
+RoleFile ledger_output(const LedgerArgs& a) {
+  return {"--ledger", a.file};
+}
+
 void set_command_line(int argc, const char* const* argv) {
   std::string line;
   for (int i = 0; i < argc; ++i) line += (i ? " " : "") + shell_quoted(argv[i]);

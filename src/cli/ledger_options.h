@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/io_guard.h"
 #include "edgeq/ledger.h"
 
 namespace edgeq::cli {
@@ -17,6 +18,9 @@ struct LedgerArgs {
 };
 
 void add_ledger_options(CLI::App* cmd, LedgerArgs& a);
+// --ledger among a command's outputs for check_distinct_files (core/io_guard.h): read and written,
+// it may be no input and no other output.
+RoleFile ledger_output(const LedgerArgs& a);
 
 // The program's command line, shell-quoted (main() sets it once).
 void set_command_line(int argc, const char* const* argv);

@@ -28,8 +28,11 @@ struct ProbeArgs {
 constexpr Eigen::Index kMaxFeatures = 1 << 16;
 
 void run_probe_cli(const ProbeArgs& a) {
-  check_distinct_files({{"--model", a.model}, {"--quantized", a.quantized}, {"--labels", a.labels}},
-                       {{"--json", a.json}});
+  check_distinct_files({{"--model", a.model},
+                        {"--quantized", a.quantized},
+                        {"--labels", a.labels},
+                        image_input("--images", a.images)},
+                       {{"--json", a.json, RoleFile::kText}});
   const ProbeLabels labels = read_probe_labels(a.labels, a.task);
   const std::vector<std::string> images = expand_image_paths(a.images);
   const std::vector<std::string> paths = probe_image_paths(labels, images);

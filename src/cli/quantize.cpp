@@ -12,6 +12,7 @@
 #include "cli/repair_options.h"
 #include "core/comma_list.h"
 #include "core/file_io.h"
+#include "vision/image_io.h"
 
 namespace edgeq::cli {
 namespace {
@@ -29,11 +30,13 @@ void run_quantize(QuantizeArgs& a) {
   check_distinct_files({{"--model", a.model},
                         {"--stats", a.stats},
                         {"--mixed", a.mixed},
-                        {"--overrides", a.options.overrides_file}},
+                        {"--overrides", a.options.overrides_file},
+                        image_input("--images", a.images)},
                        {{"--out", a.out},
-                        {"--encodings", a.encodings},
-                        {"--auto-out", a.search.set_out},
-                        {"--auto-log", a.search.log_out}});
+                        {"--encodings", a.encodings, RoleFile::kText},
+                        {"--auto-out", a.search.set_out, RoleFile::kText},
+                        {"--auto-log", a.search.log_out, RoleFile::kText},
+                        ledger_output(a.ledger)});
   check_auto_args(a.search);
   LedgerRecorder ledger(a.ledger);
   QuantizeOptions& o = a.options;

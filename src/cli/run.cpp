@@ -11,7 +11,9 @@
 #include "core/interrupt.h"
 #include "core/json_text.h"
 #include "core/printable.h"
+#include "deploy/frame_outputs.h"
 #include "edgeq/detect.h"
+#include "vision/image_io.h"
 
 namespace edgeq::cli {
 namespace {
@@ -27,8 +29,18 @@ struct RunArgs {
 
 void run_run(RunArgs& a) {
   check_distinct_folders({"--image", a.image}, {"--draw", a.o.draw});
-  check_distinct_files({{"--model", a.model}, {"--image", a.image}},
-                       {{"--json", a.o.json}, {"--draw", a.o.draw}, {"--report", a.report}});
+  RoleFile draw{"--draw", a.o.draw};
+  if (draws_to_folder(a.image, a.o.draw)) {
+    draw.kind = RoleFile::kFolder;  // the drawings' names: a file there may be no other output
+    draw.files = [source = a.image](const std::string& f) {
+      return is_frame_output_name(source, f);
+    };
+  }
+  check_distinct_files({{"--model", a.model}, image_input("--image", a.image)},
+                       {{"--json", a.o.json, RoleFile::kText},
+                        draw,
+                        {"--report", a.report, RoleFile::kText},
+                        ledger_output(a.ledger)});
   EDGEQ_CHECK(a.o.pipeline || (!a.o.drop_late && !a.queue_given && !a.mode_given),
               "--queue, --drop-late and --pipeline-mode need --pipeline");
   EDGEQ_CHECK(a.queue >= 1 && a.queue <= 4096, "--queue must be in [1, 4096]");

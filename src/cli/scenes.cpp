@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "core/error.h"
 #include "core/printable.h"
+#include "vision/image_io.h"
 #include "vision/scene_video.h"
 #include "vision/synthetic_scenes.h"
 
@@ -32,6 +33,8 @@ void register_scenes(CLI::App& app) {
   cmd->add_option("--fps", a->v.fps, "with --video: frames per second")->capture_default_str();
   cmd->callback([a] {
     EDGEQ_CHECK(a->out.empty() != a->video.empty(), "give either --out DIR or --video FILE.avi");
+    check_distinct_files({image_input("--images", a->v.images)},
+                         {{"--out", a->out, RoleFile::kFolder}, {"--video", a->video}});
     if (!a->video.empty()) {
       EDGEQ_CHECK(std::sscanf(a->size.c_str(), "%dx%d", &a->v.width, &a->v.height) == 2,
                   "--size: expected WxH, got '", a->size, "'");

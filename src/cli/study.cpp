@@ -15,6 +15,7 @@
 #include "core/printable.h"
 #include "core/progress.h"
 #include "quant/calibration_images.h"
+#include "study/study_options.h"
 
 namespace edgeq::cli {
 namespace {
@@ -29,6 +30,11 @@ struct StudyArgs {
 
 void run_study_cli(const StudyArgs& a, const CLI::App& cmd) {
   StudyConfig o = study_config_from_flags(a.flags, cmd);
+  // The plan and the ledger are no input and none of the files the study keeps in --out.
+  std::vector<RoleFile> inputs = study_inputs(o);
+  inputs.push_back({"--config", a.flags.config});
+  check_distinct_files(
+      inputs, {study_out_folder(o), {"--plan", a.plan, RoleFile::kText}, ledger_output(a.ledger)});
   InterruptScope interrupt;
   o.progress = line_printer(interrupt, "study");
   if (!a.plan.empty()) {

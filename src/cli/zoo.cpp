@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "core/io_guard.h"
 #include "core/printable.h"
 #include "ir/onnx_io.h"
 #include "zoo/yolo11.h"
@@ -16,6 +17,7 @@ struct ZooArgs {
 };
 
 void run_zoo(const ZooArgs& a) {
+  check_distinct_files({}, {{"-o", a.out}});
   Graph g = build_yolo11(a.name, a.imgsz);  // throws, listing the valid names, for an unknown one
   save_onnx(g, a.out);
   int64_t params = 0;

@@ -83,12 +83,19 @@ void ensure_dir(const std::string& path) {
   if (ec) fail("cannot create directory ", path, ": ", ec.message());
 }
 
-AtomicFile::AtomicFile(std::string path)
-    : path_(std::move(path)), tmp_(path_ + ".tmp." + std::to_string(::getpid())) {
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+  const OutputTarget t = resolve_output(path_);
+  target_ = t.path;
+  if (t.stream) {  // never an input: only regular files are read
+    stream_ = true;
+    stream_fd_ = t.fd;
+    return;
+  }
   check_not_input(path_);
-  std::filesystem::path p(path_);
-  if (p.has_parent_path()) ensure_dir(p.parent_path().string());
-  fd_ = open_unnamed(p.has_parent_path() ? p.parent_path().string() : ".");
+  tmp_ = target_ + ".tmp." + std::to_string(::getpid());
+  const std::string dir = std::filesystem::path(target_).parent_path().string();
+  ensure_dir(dir);
+  fd_ = open_unnamed(dir);
   unnamed_ = fd_ >= 0;
   if (!unnamed_) fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd_ < 0) fail("cannot write ", tmp_, ": ", std::strerror(errno));
@@ -96,16 +103,58 @@ AtomicFile::AtomicFile(std::string path)
 
 AtomicFile::~AtomicFile() {
   if (fd_ >= 0) ::close(fd_);
-  if (!committed_ && !unnamed_) std::remove(tmp_.c_str());
+  if (!committed_ && !unnamed_ && !tmp_.empty()) std::remove(tmp_.c_str());
 }
 
 void AtomicFile::write(const std::string& bytes) {
-  EDGEQ_CHECK(!committed_, "internal: write after commit to ", path_);
+  EDGEQ_CHECK(!committed_ && !named_, "internal: write after commit to ", path_);
+  if (stream_) return (void)pending_.append(bytes);
   if (!write_all(fd_, bytes)) fail_writing(path_, errno);
+}
+
+const std::string& AtomicFile::temp_path(const std::string& suffix) {
+  EDGEQ_CHECK(!committed_ && !named_, "internal: temp_path after use of ", path_);
+  namespace fs = std::filesystem;
+  if (fd_ >= 0) ::close(fd_);  // the unnamed (or plain) temp is not used
+  fd_ = -1;
+  if (!unnamed_ && !tmp_.empty()) std::remove(tmp_.c_str());
+  unnamed_ = false;
+  named_ = true;
+  const std::string pid = std::to_string(::getpid());
+  // A stream's bytes wait in the system's temp folder; a file's next to it (rename(2) within one
+  // file system).
+  const fs::path dir = stream_ ? fs::temp_directory_path() : fs::path(target_).parent_path();
+  const std::string stem = stream_ ? "edgeq" : fs::path(target_).stem().string();
+  tmp_ = (dir / ("." + stem + ".tmp." + pid + suffix)).string();
+  return tmp_;
+}
+
+void AtomicFile::write_through() {
+  if (named_) {
+    std::ifstream f(tmp_, std::ios::binary);
+    if (!f) fail("cannot read the finished ", path_, " back from ", tmp_);
+    std::ostringstream all;
+    all << f.rdbuf();
+    pending_ = all.str();
+  }
+  std::fflush(stdout);  // what the program printed comes first
+  int fd = stream_fd_;
+  if (fd < 0) fd = ::open(target_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) fail("cannot write ", path_, ": ", std::strerror(errno));
+  const bool ok = write_all(fd, pending_);
+  const int err = errno;
+  if (stream_fd_ < 0 && ::close(fd) != 0 && ok) fail_writing(path_, errno);
+  if (!ok) fail_writing(path_, err);
 }
 
 void AtomicFile::commit() {
   EDGEQ_CHECK(!committed_, "internal: ", path_, " committed twice");
+  if (stream_) {
+    write_through();
+    if (named_) std::remove(tmp_.c_str());
+    committed_ = true;
+    return;
+  }
   if (unnamed_) {
     std::remove(tmp_.c_str());  // a stale temp of a killed process that had the same pid
     const std::string self = "/proc/self/fd/" + std::to_string(fd_);
@@ -113,12 +162,12 @@ void AtomicFile::commit() {
       fail("cannot link the finished ", path_, " as ", tmp_, ": ", std::strerror(errno));
     unnamed_ = false;  // from here on the temp has a name to remove on failure
   }
-  const int rc = ::close(fd_);
+  const int rc = fd_ >= 0 ? ::close(fd_) : 0;
   fd_ = -1;
   check_not_input(path_);
   if (rc != 0) fail_writing(path_, errno);
-  if (std::rename(tmp_.c_str(), path_.c_str()) != 0)
-    fail("cannot rename ", tmp_, " to ", path_, ": ", std::strerror(errno));
+  if (std::rename(tmp_.c_str(), target_.c_str()) != 0)
+    fail("cannot rename ", tmp_, " to ", target_, ": ", std::strerror(errno));
   committed_ = true;
 }
 

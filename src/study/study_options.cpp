@@ -14,6 +14,7 @@
 #include "core/json_number.h"
 #include "core/path_name.h"
 #include "ir/cut.h"
+#include "vision/image_io.h"
 
 namespace edgeq {
 namespace {
@@ -211,6 +212,25 @@ void check_study_options(const StudyOptions& o) {
   EDGEQ_CHECK(o.test_n >= 0 && o.thumbnails >= 0, "test_n / thumbnails must be >= 0");
   EDGEQ_CHECK(o.probe_folds >= 2, "probe_folds must be at least 2");
   EDGEQ_CHECK(o.probe_l2 > 0 && std::isfinite(o.probe_l2), "probe_l2 must be positive");
+  check_distinct_files(study_inputs(o), {study_out_folder(o)});
+}
+
+std::vector<RoleFile> study_inputs(const StudyOptions& o) {
+  std::vector<RoleFile> in;
+  for (const std::string& m : o.models) in.push_back({"models", m});
+  for (const auto& [key, spec] : {std::pair<const char*, const std::string&>{"images", o.images},
+                                  {"test", o.test},
+                                  {"val", o.val}})
+    in.push_back(image_input(key, spec));
+  in.push_back({"labels", o.labels, RoleFile::kFile, with_extension(".txt")});
+  in.push_back({"probe_labels", o.probe_labels});
+  return in;
+}
+
+RoleFile study_out_folder(const StudyOptions& o) {
+  return {"out", o.out, RoleFile::kFolder, [](const std::string& f) {
+            return f == "data.json" || f == "index.html" || f.rfind("cache/", 0) == 0;
+          }};
 }
 
 }  // namespace edgeq

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/io_guard.h"
 #include "edgeq/study.h"
 
 namespace edgeq {
@@ -26,8 +27,13 @@ using StudyOptions = StudyConfig;
 // "arms" take an array or a comma-separated string). Throws naming an unknown key or a wrong type.
 StudyOptions study_options_from_json(const nlohmann::json& j, StudyOptions base = {});
 nlohmann::json study_options_to_json(const StudyOptions& o);
-// Checks everything that can be checked before running (files exist, schemes, arms, numbers).
+// Checks everything that can be checked before running (files exist, schemes, arms, numbers, no
+// input among the files the study writes).
 void check_study_options(const StudyOptions& o);
+// What the study reads (models, image sets, label files), and its folder `out` with the files it
+// writes there (data.json, index.html, cache/), for check_distinct_files (core/io_guard.h).
+std::vector<RoleFile> study_inputs(const StudyOptions& o);
+RoleFile study_out_folder(const StudyOptions& o);
 // "qnn" | "cpu" | "ort": the placement `auto` stands for with this target.
 std::string study_placement(const StudyOptions& o);
 

@@ -110,6 +110,7 @@ std::vector<std::string> list_images(const std::string& dir) {
   }
   if (ec) fail("cannot list folder ", dir, ": ", ec.message());
   std::sort(out.begin(), out.end());
+  note_inputs(out);
   return out;
 }
 
@@ -120,6 +121,10 @@ std::vector<std::string> expand_image_paths(const std::string& spec) {
   std::vector<std::string> paths = list_images(spec);
   EDGEQ_CHECK(!paths.empty(), "no images (jpg, jpeg, png, bmp, webp) in folder ", spec);
   return paths;
+}
+
+RoleFile image_input(const std::string& role, const std::string& spec) {
+  return {role, spec, RoleFile::kFile, [](const std::string& f) { return is_image_path(f); }};
 }
 
 ImageFrameSource::ImageFrameSource(const std::string& spec) {
@@ -245,6 +250,21 @@ std::string frame_output_name(const std::string& spec, const std::string& frame_
   const fs::path rel = fs::path(frame_name).lexically_normal().lexically_relative(root);
   if (rel.empty() || rel.is_absolute() || *rel.begin() == "..") return file.string();
   return rel.string();
+}
+
+bool is_frame_output_name(const std::string& spec, const std::string& relative) {
+  std::error_code ec;
+  if (is_video_path(spec) && !fs::is_directory(spec, ec)) {
+    const std::string stem = fs::path(spec).stem().string() + "_";
+    const std::string name = relative;
+    if (name.size() <= stem.size() + 4 || name.compare(0, stem.size(), stem) != 0 ||
+        lower_ext(name) != ".jpg")
+      return false;
+    const std::string digits = name.substr(stem.size(), name.size() - stem.size() - 4);
+    return digits.find_first_not_of("0123456789") == std::string::npos;
+  }
+  if (fs::is_directory(spec, ec)) return is_image_path(relative);
+  return relative == fs::path(spec).filename().string();
 }
 
 }  // namespace edgeq

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/io_guard.h"
+
 namespace edgeq {
 
 // Reads a JPEG, PNG, BMP or WebP image as 8-bit BGR. Throws an Error naming the file when it is
@@ -20,12 +22,17 @@ bool is_video_path(const std::string& path);
 // Ctrl-C. The one device edgeq reads; every other input must be a regular file.
 bool is_camera_device(const std::string& path);
 
-// Image files under `dir` (recursive), sorted by path. Throws when `dir` is not a folder.
+// Image files under `dir` (recursive), sorted by path. Throws when `dir` is not a folder. Each is
+// noted as an input (core/io_guard.h): no output of the command may replace one.
 std::vector<std::string> list_images(const std::string& dir);
 
 // "PATH|DIR" -> image paths: a file gives itself, a folder gives list_images (at least one).
 // Throws naming the path when it does not exist or a folder holds no images.
 std::vector<std::string> expand_image_paths(const std::string& spec);
+
+// An image file or folder a command reads, for check_distinct_files (core/io_guard.h): of a
+// folder, the image files below it are read.
+RoleFile image_input(const std::string& role, const std::string& spec);
 
 struct Frame {
   std::string name;  // image path, or "<video>#<index>" for video frames
@@ -79,5 +86,9 @@ std::unique_ptr<FrameSource> open_frames(const std::string& spec);
 // the folder `spec`, the file name for a single image, "<video stem>_<6-digit index>.jpg" for a
 // video frame. Never climbs out of the output folder (no "..", never absolute).
 std::string frame_output_name(const std::string& spec, const std::string& frame_name);
+// True when `relative` (a path below an output folder) can be frame_output_name(spec, f) for some
+// frame f of `spec`: the file name of a single image, any image path for a folder,
+// "<video stem>_<digits>.jpg" for a video. The files a --draw folder receives.
+bool is_frame_output_name(const std::string& spec, const std::string& relative);
 
 }  // namespace edgeq

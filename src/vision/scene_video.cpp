@@ -1,7 +1,5 @@
 #include "vision/scene_video.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <opencv2/imgproc.hpp>
@@ -9,6 +7,8 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/file_io.h"
+#include "core/io_guard.h"
 #include "vision/image_io.h"
 #include "vision/synthetic_scenes.h"
 
@@ -47,14 +47,17 @@ std::vector<cv::Mat> pictures(const SceneVideoOptions& o) {
 void write_scene_video(const std::string& path, const SceneVideoOptions& o) {
   EDGEQ_CHECK(o.frames > 0 && o.width > 0 && o.height > 0 && o.fps > 0 && o.hold > 0,
               "video frames, size, fps and hold must be positive");
+  // Another name would be written in another format (OpenCV writes "x.jpg" as one JPEG).
+  EDGEQ_CHECK(is_video_path(path) && !is_camera_device(path), "cannot write video ", path,
+              ": name an .avi file (MJPG in AVI)");
+  // The video never replaces one of the photos it is made of (checked before any is read).
+  check_distinct_files({image_input("images", o.images)}, {{"video", path}});
   const std::vector<cv::Mat> pics = pictures(o);
-  namespace fs = std::filesystem;
-  const fs::path out(path);
   // The writer picks the container by extension: the temp file keeps it.
-  const fs::path tmp = out.parent_path() / ("." + out.stem().string() + ".tmp." +
-                                            std::to_string(::getpid()) + out.extension().string());
+  AtomicFile file(path);
+  const std::string& tmp = file.temp_path(std::filesystem::path(path).extension().string());
   {
-    cv::VideoWriter w(tmp.string(), cv::VideoWriter::fourcc('M', 'J', 'P', 'G'), o.fps,
+    cv::VideoWriter w(tmp, cv::VideoWriter::fourcc('M', 'J', 'P', 'G'), o.fps,
                       cv::Size(o.width, o.height));
     EDGEQ_CHECK(w.isOpened(), "cannot write video ", path, " (MJPG; use an .avi name)");
     for (int k = 0; k < o.frames; ++k) {
@@ -64,12 +67,7 @@ void write_scene_video(const std::string& path, const SceneVideoOptions& o) {
       w.write(pic(cv::Rect(x, y, o.width, o.height)));
     }
   }
-  std::error_code ec;
-  fs::rename(tmp, out, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    fail("cannot write video ", path);
-  }
+  file.commit();
 }
 
 }  // namespace edgeq
