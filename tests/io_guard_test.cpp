@@ -277,6 +277,10 @@ TEST(IoGuard, ChecksOutputsAgainstFoldersStreamsAndStdout) {
   e = refusal({{"--config", d + "/out/data.json"}}, {study});
   EXPECT_NE(e.find("--config " + d + "/out/data.json lies in --out"), std::string::npos) << e;
   EXPECT_EQ(refusal({}, {study, {"--ledger", d + "/out/ledger.sqlite"}}), "");
+  // A folder read and written passes when the files differ (photos beside a study's results).
+  EXPECT_EQ(refusal({images}, {{"--out", d + "/img", RoleFile::kFolder,
+                                [](const std::string& f) { return f == "data.json"; }}}),
+            "");
   // The ledger is no other output.
   e = refusal({}, {{"--json", d + "/l.sqlite", RoleFile::kText}, {"--ledger", d + "/l.sqlite"}});
   EXPECT_NE(e.find("--ledger " + d + "/l.sqlite is the same file as --json"), std::string::npos)

@@ -270,13 +270,12 @@ void check_distinct_files(const std::vector<RoleFile>& inputs,
   };
   for (const Resolved& out : outs) {
     const bool folder = out.f->kind == RoleFile::kFolder;
-    if (const Resolved* in = find(out, in_ids, in_paths)) {
-      if (folder && in->folder)
-        fail(named(*out.f), " is the folder of ", named(*in->f),
-             ": its files would replace the inputs (write them to another folder)");
+    // A folder read and written is no conflict by itself (the study's images in its own folder):
+    // the files in it are (check_distinct_folders, for writers that name files after inputs).
+    const Resolved* in = find(out, in_ids, in_paths);
+    if (in && !(folder && in->folder))
       fail(named(*out.f), " is the same file as ", named(*in->f),
            ": refusing to overwrite an input (write the output elsewhere)");
-    }
     if (const Resolved* other = find(out, out_ids, out_paths);
         other && !(out.stream && other->stream))
       fail(named(*out.f), " is the same file as ", named(*other->f),

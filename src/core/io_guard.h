@@ -69,7 +69,8 @@ struct RoleFile {
 
 // Fails before any work, in one line naming both files, when
 // - an output is an input or another output (the same device and inode where both exist, else the
-//   same resolved path; a stream two outputs write through is not a conflict),
+//   same resolved path; a stream two outputs write through is not a conflict, nor an output folder
+//   that is an input folder: check_distinct_folders is for that),
 // - an output file, or an input file, lies in an output folder among the files written there,
 // - an existing output file lies in an input folder among the files read there,
 // - an output cannot be written where it is meant to go: "-" where the output is not text, a
