@@ -9,6 +9,11 @@ namespace edgeq::cli {
 // an error (printed), 130 when interrupted, CLI11's status for a usage error.
 int run_command_line(int argc, char** argv);
 
+// The program's command line: every subcommand and its options on `app`, usage errors printed as
+// one line. Parsing runs the subcommand given (its callback); the fuzz harness for the parser
+// (fuzz/fuzz_options.cpp) clears the callbacks to parse only.
+void build_app(CLI::App& app);
+
 void register_all(CLI::App& app);
 
 void register_infer(CLI::App& app);

@@ -44,9 +44,10 @@ nlohmann::json command_options(const CLI::App& cmd) {
 
 void add_ledger_options(CLI::App* cmd, LedgerArgs& a) {
   a.command = cmd;
-  cmd->add_option("--ledger", a.file,
-                  "regression ledger (SQLite) to add this run to when it finishes");
-  cmd->add_option("--tag", a.tag, "tag of the ledger row (what `ledger check` compares)");
+  auto* ledger = cmd->add_option("--ledger", a.file,
+                                 "regression ledger (SQLite) to add this run to when it finishes");
+  cmd->add_option("--tag", a.tag, "tag of the ledger row (what `ledger check` compares)")
+      ->needs(ledger);
 }
 
 void set_command_line(int argc, const char* const* argv) {

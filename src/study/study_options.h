@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/option_range.h"
 #include "edgeq/study.h"
 
 namespace edgeq {
@@ -26,8 +27,12 @@ using StudyOptions = StudyConfig;
 // "arms" take an array or a comma-separated string). Throws naming an unknown key or a wrong type.
 StudyOptions study_options_from_json(const nlohmann::json& j, StudyOptions base = {});
 nlohmann::json study_options_to_json(const StudyOptions& o);
-// Checks everything that can be checked before running (files exist, schemes, arms, numbers).
+// Checks everything that can be checked before running (files exist, schemes, arms, numbers, no
+// option set where it does nothing).
 void check_study_options(const StudyOptions& o);
+// val and auto_n without a w8a8-autoP scheme, probe_folds and probe_l2 without probe_labels (by
+// their JSON keys; see api/inert_options.h).
+std::vector<InertOption> inert_study_options(const StudyOptions& o);
 // "qnn" | "cpu" | "ort": the placement `auto` stands for with this target.
 std::string study_placement(const StudyOptions& o);
 

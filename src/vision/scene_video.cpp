@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/option_range.h"
 #include "vision/image_io.h"
 #include "vision/synthetic_scenes.h"
 
@@ -45,8 +46,11 @@ std::vector<cv::Mat> pictures(const SceneVideoOptions& o) {
 }  // namespace
 
 void write_scene_video(const std::string& path, const SceneVideoOptions& o) {
-  EDGEQ_CHECK(o.frames > 0 && o.width > 0 && o.height > 0 && o.fps > 0 && o.hold > 0,
-              "video frames, size, fps and hold must be positive");
+  check_option("frames", o.frames, ranges::kFrames);
+  check_option("width", o.width, ranges::kImageSide);
+  check_option("height", o.height, ranges::kImageSide);
+  check_option("fps", o.fps, ranges::kFps);
+  check_option("hold", o.hold, ranges::kFrames);
   const std::vector<cv::Mat> pics = pictures(o);
   namespace fs = std::filesystem;
   const fs::path out(path);
