@@ -1,8 +1,9 @@
 // The command line's option parser, every subcommand (cli/commands.h): fuzzed bytes split at NUL
-// into argv after "edgeq", parsed by the program's own app with every subcommand's callback
-// cleared, so nothing runs, reads or writes: only CLI11's parsing, the number options' ranges
-// (core/option_range.h) and the options' needs / excludes. A usage error must print exactly one
-// line ("edgeq: error: ..."); a crash, a sanitizer report or another exception is a finding.
+// into argv after "edgeq", parsed by the program's own app, which stops once the command line is
+// parsed and checked, before any subcommand's callback: nothing runs, reads or writes; only
+// CLI11's parsing, the number options' ranges (core/option_range.h) and the options' needs /
+// excludes. A usage error must print exactly one line ("edgeq: error: ..."); a crash, a sanitizer
+// report or another exception is a finding.
 #include <sstream>
 #include <vector>
 
@@ -11,11 +12,10 @@
 
 namespace {
 
-// No subcommand (at any depth) runs its work.
-void parse_only(CLI::App* app) {
-  app->callback(std::function<void()>());
-  for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) parse_only(sub);
-}
+// Thrown by the root app's parse-complete callback, which CLI11 runs after every option is parsed
+// and validated and before the subcommands' callbacks (which own the options' storage, so they
+// are kept, not cleared).
+struct Parsed {};
 
 }  // namespace
 
@@ -38,9 +38,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   CLI::App app;
   cli::build_app(app);
-  parse_only(&app);
+  app.parse_complete_callback([] { throw Parsed{}; });
   try {
     app.parse(static_cast<int>(argv.size()), argv.data());
+    fuzz::require(false, "a subcommand's callback was reached");
+  } catch (const Parsed&) {
+    // parsed and checked: nothing ran
   } catch (const CLI::ParseError& e) {
     std::ostringstream out, err;
     const int rc = app.exit(e, out, err);

@@ -126,6 +126,8 @@ TEST(OptionsCli, OptionsThatDoNothingInContextAreRefused) {
                      {"--seed does nothing without weight repair"}, d + "/q.onnx");
   expect_usage_error(q + " --scheme w8a8 --repair-memory 64", {"--repair-memory does nothing"},
                      d + "/q.onnx");
+  expect_usage_error(q + " --scheme w8a8 --encodings-format 0.6.1",
+                     {"--encodings-format requires --encodings"}, d + "/q.onnx");
   const std::string doc = "doctor --model " + m + " --json " + d + "/d.json";
   expect_usage_error(doc + " --top-percent 5", {"--top-percent does nothing without sensitivity"},
                      d + "/d.json");
@@ -146,6 +148,8 @@ TEST(OptionsCli, OptionsThatDoNothingInContextAreRefused) {
                      {"--plan excludes --ledger"}, d + "/p.json");
   expect_usage_error(study + " --val " + img, {"--val does nothing without a w8a8-autoP scheme"},
                      d + "/st");
+  expect_usage_error(study + " --schemes w8a8 --weight-repair",
+                     {"--weight-repair does nothing without a w8a16 scheme"}, d + "/st");
   expect_usage_error(study + " --probe-folds 3",
                      {"--probe-folds does nothing without probe_labels"}, d + "/st");
   EXPECT_FALSE(fs::exists(d + "/l.sqlite"));
@@ -162,6 +166,8 @@ TEST(OptionsCli, DuplicatesInListOptionsAreRefused) {
   expect_usage_error("study --models " + m + " --images " + img + " --test " + img + " --out " + d +
                          "/st --arms A,B,A",
                      {"'A'"}, d + "/st");
+  expect_usage_error("cut --model " + m + " --arm A --taps 4,6,4 --out " + d + "/c.onnx",
+                     {"--taps: '4' is given twice"}, d + "/c.onnx");
   expect_usage_error("augment --images " + img + " --out " + d + "/a --kinds flip,crop,flip",
                      {"--kinds: 'flip' is given twice"}, d + "/a");
   expect_usage_error("quantize --model " + m +

@@ -109,10 +109,12 @@ void register_quantize(CLI::App& app) {
       ->check(CLI::IsMember({"none", "in", "out", "both"}))
       ->capture_default_str();
   cmd->add_option("--out", a->out, "QDQ ONNX to write")->required();
-  cmd->add_option("--encodings", a->encodings, "also write encodings JSON (AIMET/QNN form)");
-  cmd->add_option("--encodings-format", a->encodings_format, "1.0.0 | 0.6.1")
+  auto* encodings =
+      cmd->add_option("--encodings", a->encodings, "also write encodings JSON (AIMET/QNN form)");
+  cmd->add_option("--encodings-format", a->encodings_format, "1.0.0 | 0.6.1 (with --encodings)")
       ->check(CLI::IsMember({"1.0.0", "0.6.1"}))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->needs(encodings);
   cmd->add_option("--images", a->images,
                   "images for weight repair (sampled as calibrate does) and for --auto's "
                   "evaluations: folder, one image or a text list");

@@ -88,6 +88,7 @@ StudyConfig study_config_from_flags(const StudyFlags& f, const CLI::App& cmd) {
   refuse_given(cmd, inert_study_options(o),
                {{"val", "--val"},
                 {"auto_n", "--auto-n"},
+                {"weight_repair", "--weight-repair"},
                 {"probe_folds", "--probe-folds"},
                 {"probe_l2", "--probe-l2"}});
   return o;

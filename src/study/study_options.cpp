@@ -212,10 +212,12 @@ void check_study_options(const StudyOptions& o) {
 
 std::vector<InertOption> inert_study_options(const StudyOptions& o) {
   const StudyOptions d;
-  bool search = false;
+  bool search = false, w8a16 = false;
   for (const std::string& s : o.schemes) {
     try {
-      search |= parse_study_scheme(s).auto_percent > 0;
+      const StudyScheme scheme = parse_study_scheme(s);
+      search |= scheme.auto_percent > 0;
+      w8a16 |= scheme.base == "w8a16";
     } catch (const Error&) {
       // check_study_options names the scheme
     }
@@ -226,6 +228,8 @@ std::vector<InertOption> inert_study_options(const StudyOptions& o) {
     inert.push_back({"val", autop, o.val != d.val});
     inert.push_back({"auto_n", autop, o.auto_n != d.auto_n});
   }
+  // Weight repair runs where the scheme has a repair step: GPTQ, w8a16's default.
+  if (!w8a16) inert.push_back({"weight_repair", "a w8a16 scheme", o.weight_repair});
   if (o.probe_labels.empty()) {
     inert.push_back({"probe_folds", "probe_labels", o.probe_folds != d.probe_folds});
     inert.push_back({"probe_l2", "probe_labels", o.probe_l2 != d.probe_l2});

@@ -30,8 +30,8 @@ nlohmann::json study_options_to_json(const StudyOptions& o);
 // Checks everything that can be checked before running (files exist, schemes, arms, numbers, no
 // option set where it does nothing).
 void check_study_options(const StudyOptions& o);
-// val and auto_n without a w8a8-autoP scheme, probe_folds and probe_l2 without probe_labels (by
-// their JSON keys; see api/inert_options.h).
+// val and auto_n without a w8a8-autoP scheme, weight_repair without a w8a16 scheme, probe_folds
+// and probe_l2 without probe_labels (by their JSON keys; see api/inert_options.h).
 std::vector<InertOption> inert_study_options(const StudyOptions& o);
 // "qnn" | "cpu" | "ort": the placement `auto` stands for with this target.
 std::string study_placement(const StudyOptions& o);
