@@ -1,6 +1,7 @@
 // Writes the seed corpora of the fuzz harnesses: tiny valid files of each kind and a few
 // truncated ones. Run by hand when a format changes (the output is committed):
 //   build-asan/edgeq_fuzz_seeds fuzz/corpus
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <opencv2/imgcodecs.hpp>
@@ -130,6 +131,54 @@ int main(int argc, char** argv) {
       }() + "\n");
   seed("fuzz_labels", "blank_lines.txt", "\n0 0.5 0.5 0.25 0.5\n\n");
   seed("fuzz_labels", "cut.txt", "0 0.5 0.5 0.2");
+
+  // Command lines for the option parser, one per subcommand and one of bad numbers: the
+  // arguments joined by NUL, as fuzz_options splits them.
+  const std::pair<const char*, const char*> command_lines[] = {
+      {"calibrate",
+       "calibrate --model m.onnx --images img --n 128 --seed 0 --shard 0/4 --threads 2 --workers 0 "
+       "--histogram-stride 64 --out s.cbor"},
+      {"quantize",
+       "quantize --model m.onnx --stats s.cbor --scheme w8a8 --range percentile --percentile 99.9 "
+       "--auto 5 --auto-n 16 --images v --n 8 --seed 3 --repair-memory 512 --threads 1 --out "
+       "q.onnx"},
+      {"compare",
+       "compare --ref a.onnx --test b.onnx --images img --n 0 --conf 0.25 --iou 0.7 --map-conf "
+       "0.001 --threads 2 --quiet"},
+      {"run",
+       "run --model m.onnx --image img --conf 0.5 --iou 0.6 --max-det 300 --pipeline --queue 4 "
+       "--threads 3"},
+      {"bench",
+       "bench --model m.onnx --runs 10 --warmup 1 --workers 2 --threads 4 --exec int8 --emulate "
+       "avx2"},
+      {"infer", "infer --model m.onnx --image x.jpg --out o --threads 1"},
+      {"doctor",
+       "doctor --model m.onnx --images img --max-images 8 --sensitivity 4 --top-percent 10 "
+       "--max-info 15"},
+      {"probe", "probe --model a.onnx --images img --labels l.csv --folds 5 --l2 0.1 --threads 2"},
+      {"study",
+       "study --models a.onnx,b.onnx --images i --test t --out o --schemes w8a16,w8a8-auto5 "
+       "--calib-n 16 --seed 1 --test-n 0 --auto-n 4 --bench-runs 3 --bench-warmup 0 --threads 2 "
+       "--worker 0/2 --lease 30"},
+      {"scenes", "scenes --video v.avi --n 20 --seed 7 --size 320x240 --fps 30"},
+      {"augment", "augment --images img --out o --n 4 --seed 9 --kinds flip,crop"},
+      {"zoo", "zoo yolo11n --imgsz 160 -o m.onnx"},
+      {"ledger",
+       "ledger check l.sqlite --baseline a --candidate b --max-drop match_rate=0.01 --max-rise "
+       "latency_ms=5%"},
+      {"stats", "stats merge a.cbor b.cbor -o c.cbor"},
+      {"patch", "patch --model q.onnx --tensor a,b --range -1 2 --bits 16 --out p.onnx"},
+      {"cut", "cut --model m.onnx --arm A --out a.onnx"},
+      {"inspect", "inspect --model m.onnx --json j.json"},
+      {"bad_numbers",
+       "calibrate --model m.onnx --images i --out s --n -1 --seed 18446744073709551616 --threads "
+       "100000 --histogram-stride 010"},
+  };
+  for (const auto& [name, line] : command_lines) {
+    std::string args = line;
+    std::replace(args.begin(), args.end(), ' ', '\0');
+    seed("fuzz_options", name, args);
+  }
 
   cv::Mat img(6, 8, CV_8UC3);
   cv::randu(img, 0, 255);

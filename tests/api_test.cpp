@@ -166,8 +166,9 @@ TEST(Api, ErrorsNameTheOptionNotAFlag) {
        }),
        "a16: 'none' cannot be combined"},
       {quantize_error([](QuantizeOptions& o) { o.scheme = "w4a4"; }), "w4a4"},
-      {quantize_error([](QuantizeOptions& o) { o.percentile = 20; }), "percentile 20"},
-      {calibrate_error([](CalibrateOptions& o) { o.n = 0; }), "n must be positive"},
+      {quantize_error([](QuantizeOptions& o) { o.percentile = 20; }),
+       "percentile: 20 is outside [50, 100]"},
+      {calibrate_error([](CalibrateOptions& o) { o.n = 0; }), "n: 0 is outside [1, 1000000000]"},
       {calibrate_error([](CalibrateOptions& o) { o.shard_index = 2, o.shard_count = 2; }),
        "shard 2/2"},
       {calibrate_error([](CalibrateOptions& o) { o.histogram_stride = 0; }), "histogram_stride"},
@@ -305,7 +306,7 @@ TEST(Api, BenchReportsWhatTheProgramWrites) {
   EXPECT_GT(two.throughput_ms_per_run, 0);
   EXPECT_EQ(nlohmann::json::parse(two.json)["threads_per_worker"], 1);
   o.runs = 0;
-  EXPECT_NE(test::error_of([&] { bench(Model::load(f.model), o); }).find("runs must be positive"),
+  EXPECT_NE(test::error_of([&] { bench(Model::load(f.model), o); }).find("runs: 0 is outside [1, "),
             std::string::npos);
   o.runs = 1, o.workers = 1, o.emulate = "avx2";
   EXPECT_NE(test::error_of([&] { bench(Model::load(f.model), o); }).find("needs exec int8"),

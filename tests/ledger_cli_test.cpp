@@ -123,7 +123,7 @@ TEST(LedgerCli, BadLedgerAndUnknownTagAreOneLine) {
   EXPECT_EQ(lines(r.err), 1u) << r.err;
   r = test::run_cli("ledger check " + test::shell_quote(l) +
                     " --baseline base --candidate base --max-rise x");
-  EXPECT_NE(r.err.find("max_rise: expected METRIC=AMOUNT"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--max-rise: expected METRIC=AMOUNT"), std::string::npos) << r.err;
   EXPECT_EQ(lines(r.err), 1u) << r.err;
 
   // Tags that look like numbers are tags (issue 27): run 1 is tagged base, run 2 "1", run 3 "2";

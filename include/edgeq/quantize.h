@@ -36,7 +36,9 @@ struct AutoSearchOptions {
 struct QuantizeOptions {
   std::string scheme = "w8a8";   // "w8a8" | "w8a16"
   std::string range = "minmax";  // "minmax" | "percentile" | "entropy" | "mse"
-  double percentile = 99.99;     // for range "percentile", in [50, 100]
+  // For range "percentile" (only): in [50, 100]; 0: kDefaultPercentile.
+  double percentile = 0;
+  static constexpr double kDefaultPercentile = 99.99;
   // Values kept at 16 bit: value names, "decode" (the YOLO head's pixel-space decode tail) or
   // "none" alone. Empty: w8a8 keeps the decode tail at 16 bit when the model has one. Unless
   // "none", the nodes that assemble the outputs stay float where the placement allows.
@@ -137,8 +139,10 @@ class QuantizedModel {
   std::shared_ptr<const Impl> impl_;
 };
 
-// Throws edgeq::Error naming the first option that is out of range or contradicts another
-// (quantize() calls it first; a front end may call it before reading any file).
+// Throws edgeq::Error naming the first option that is out of range, contradicts another, or is set
+// where it does nothing (percentile without range "percentile", search.n without a search,
+// repair.n / seed / memory_mib without weight repair); quantize() calls it first; a front end may
+// call it before reading any file.
 void validate(const QuantizeOptions& options);
 
 // Checks every option before any work (errors name the option), refuses statistics of another

@@ -56,7 +56,7 @@ def calibrate(model, images, *, n=128, seed=0, shard=None, threads=0, workers=0,
                              histogram_stride, _progress_callback(progress))
 
 
-def quantize(model, stats, *, scheme="w8a8", range="minmax", percentile=99.99, a16=None,
+def quantize(model, stats, *, scheme="w8a8", range="minmax", percentile=None, a16=None,
              mixed=None, exclude=None, overrides=None, placement="ort", qdq16="auto",
              per_tensor_weights=False, symmetric_activations=False, saturation_safe=False,
              reduce_range=False, quantize_io="none", images=None, gptq=None, cle=False,
@@ -65,8 +65,10 @@ def quantize(model, stats, *, scheme="w8a8", range="minmax", percentile=99.99, a
     """Quantizes ``model`` with calibration ``stats``; returns a :class:`QuantizedModel`.
 
     The options are ``edgeq quantize``'s, with the same defaults: scheme "w8a8" | "w8a16";
-    range "minmax" | "percentile" | "entropy" | "mse"; a16: values kept at 16 bit in W8A8
-    ("decode" is the default decode tail, "none" for none); mixed: more 16-bit values;
+    range "minmax" | "percentile" | "entropy" | "mse" (percentile: for range "percentile"
+    only, default 99.99; an option that does nothing with the others is refused); a16:
+    values kept at 16 bit in W8A8 ("decode" is the default decode tail, "none" for none);
+    mixed: more 16-bit values;
     exclude: node names left in float; overrides: a JSON file of per-tensor encodings;
     placement "ort" | "qnn" | "cpu"; qdq16 "auto" | "contrib" | "opset21"; quantize_io "none" |
     "in" | "out" | "both": the image input as uint8 pixel codes and / or each output as uint16
@@ -86,6 +88,8 @@ def quantize(model, stats, *, scheme="w8a8", range="minmax", percentile=99.99, a
                    auto_n=auto_n, threads=threads)
     if a16 is None:
         del options["a16"]  # the scheme's default decode tail
+    if percentile is None:
+        del options["percentile"]  # 99.99 with range "percentile"
     if not isinstance(stats, Stats):
         raise Error("quantize: stats must be edgeq.Stats (from calibrate() or Stats.load()), "
                     "got " + type(stats).__name__)

@@ -243,7 +243,8 @@ def calibrate(model: Union[Model, PathLike, bytes], images: Images, *, n: int = 
               progress: Progress = ...) -> Stats: ...
 
 def quantize(model: Union[Model, PathLike, bytes], stats: Stats, *, scheme: str = ...,
-             range: str = ..., percentile: float = ..., a16: Optional[Sequence[str]] = ...,
+             range: str = ..., percentile: Optional[float] = ...,
+             a16: Optional[Sequence[str]] = ...,
              mixed: Optional[Sequence[str]] = ..., exclude: Optional[Sequence[str]] = ...,
              overrides: Optional[PathLike] = ..., placement: str = ..., qdq16: str = ...,
              per_tensor_weights: bool = ..., symmetric_activations: bool = ...,

@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/interrupt.h"
 #include "core/json_text.h"
+#include "core/option_range.h"
 #include "core/process_stats.h"
 #include "core/simd.h"
 #include "core/worker_threads.h"
@@ -122,9 +123,9 @@ BenchReport bench_workers(const Model& model, const Graph& g,
 }  // namespace
 
 BenchReport bench(const Model& model, const BenchOptions& o) {
-  EDGEQ_CHECK(o.runs > 0, "runs must be positive, got ", o.runs);
-  EDGEQ_CHECK(o.warmup >= 0, "warmup must be >= 0, got ", o.warmup);
-  EDGEQ_CHECK(o.workers >= 1, "workers must be at least 1, got ", o.workers);
+  check_option("runs", o.runs, ranges::kRuns);
+  check_option("warmup", o.warmup, ranges::kWarmup);
+  check_option("workers", o.workers, ranges::workers());
   const Graph& g = model.impl().graph;
   ExecutorOptions opt = executor_options(o.exec, o.emulate, o.threads);
   const std::map<std::string, Tensor> inputs = random_inputs(g);

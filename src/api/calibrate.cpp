@@ -8,6 +8,7 @@
 
 #include "api/api_impl.h"
 #include "core/error.h"
+#include "core/option_range.h"
 #include "quant/calibration_run.h"
 #include "quant/finite_checks.h"
 #include "vision/letterbox.h"
@@ -23,13 +24,13 @@ namespace {
 constexpr int kMaxAutoWorkers = 8;
 
 void check_options(const CalibrateOptions& o) {
-  EDGEQ_CHECK(o.n > 0, "calibrate: n must be positive");
-  EDGEQ_CHECK(o.shard_count >= 1 && o.shard_index >= 0 && o.shard_index < o.shard_count,
-              "calibrate: shard ", o.shard_index, "/", o.shard_count,
-              " is not a shard (0 <= index < count)");
-  EDGEQ_CHECK(o.threads >= 0 && o.workers >= 0, "calibrate: threads and workers must be >= 0");
-  EDGEQ_CHECK(o.histogram_stride >= 1 && o.histogram_stride <= 1024, "calibrate: histogram_stride ",
-              o.histogram_stride, " is outside [1, 1024]");
+  check_option("n", o.n, ranges::kImages);
+  check_option("shard_count", o.shard_count, ranges::kShards);
+  EDGEQ_CHECK(o.shard_index >= 0 && o.shard_index < o.shard_count, "calibrate: shard ",
+              o.shard_index, "/", o.shard_count, " is not a shard (0 <= index < count)");
+  check_option("threads", o.threads, ranges::threads());
+  check_option("workers", o.workers, ranges::workers_or_auto());
+  check_option("histogram_stride", o.histogram_stride, ranges::kHistogramStride);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "api/api_impl.h"
 #include "api/exec_options.h"
 #include "core/json_text.h"
+#include "core/option_range.h"
 #include "eval/compare.h"
 #include "eval/compare_report.h"
 
@@ -17,11 +18,10 @@ CompareReport compare(const Model& reference, const Model& test, const std::stri
   opt.test_model = test.name();
   opt.images = images;
   opt.labels = o.labels;
-  EDGEQ_CHECK(o.n <= static_cast<size_t>(INT32_MAX), "n ", o.n, " is too large");
-  opt.max_images = static_cast<int>(o.n);
-  EDGEQ_CHECK(o.conf >= 0 && o.conf <= 1, "conf must be in [0, 1], got ", o.conf);
-  EDGEQ_CHECK(o.iou >= 0 && o.iou <= 1, "iou must be in [0, 1], got ", o.iou);
-  EDGEQ_CHECK(o.map_conf >= 0 && o.map_conf <= 1, "map_conf must be in [0, 1], got ", o.map_conf);
+  opt.max_images = static_cast<int>(check_option("n", o.n, ranges::kImagesOrAll));
+  check_option("conf", o.conf, ranges::kFraction);
+  check_option("iou", o.iou, ranges::kFraction);
+  check_option("map_conf", o.map_conf, ranges::kFraction);
   opt.post.conf = o.conf;
   opt.post.iou = o.iou;
   opt.map_conf = o.map_conf;

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/interrupt.h"
 #include "core/json_text.h"
+#include "core/option_range.h"
 #include "core/process_stats.h"
 #include "deploy/auto_pipeline.h"
 #include "deploy/detector.h"
@@ -27,10 +28,8 @@ DetectReport detect(const Model& model, const std::string& source, const DetectO
               "queue and drop_late apply to the pipeline only");
   EDGEQ_CHECK(o.pipeline_mode == "auto" || o.pipeline_mode == "threads",
               "pipeline_mode must be auto or threads, got '", o.pipeline_mode, "'");
-  EDGEQ_CHECK(o.queue >= 1 && o.queue <= 4096, "queue must be in [1, 4096], got ", o.queue);
-  EDGEQ_CHECK(s.conf >= 0 && s.conf <= 1 && s.iou >= 0 && s.iou <= 1,
-              "conf and iou must be in [0, 1]");
-  EDGEQ_CHECK(s.max_det > 0, "max_det must be positive");
+  check_option("queue", o.queue, ranges::kQueue);
+  const ExecutorOptions exec = session_executor_options(s);
   std::unique_ptr<FrameSource> frames = open_frames(source);  // fails fast on a bad source
   FrameOutputOptions fo{source, o.json, o.draw, o.on_frame};
   if (const auto* images = dynamic_cast<const ImageFrameSource*>(frames.get()))
@@ -38,7 +37,7 @@ DetectReport detect(const Model& model, const std::string& source, const DetectO
   FrameOutputs outputs(std::move(fo));  // checks the outputs against the frames' files
   const Graph& g = model.impl().graph;
   DetectorSpec spec = detector_spec(g);
-  Executor ex(g, executor_options(s.exec, s.emulate, s.threads));
+  Executor ex(g, exec);
   DetectReport out;
   out.notices = ex.notices();  // plans the executor
   ProgressReporter progress(o.progress);

@@ -7,6 +7,7 @@
 #include "analysis/qdq_view.h"
 #include "analysis/sensitivity.h"
 #include "api/api_impl.h"
+#include "api/inert_options.h"
 #include "core/error.h"
 #include "core/json_text.h"
 #include "ir/onnx_io.h"
@@ -85,10 +86,21 @@ DoctorFinding finding(const Finding& f) {
 
 }  // namespace
 
+std::vector<InertOption> inert_doctor_options(const DoctorOptions& o) {
+  const DoctorOptions d;
+  std::vector<InertOption> inert;
+  if (o.sensitivity == 0)
+    inert.push_back({"top_percent", "sensitivity", o.top_percent != d.top_percent});
+  if (!o.images) inert.push_back({"max_images", "images", o.max_images != d.max_images});
+  return inert;
+}
+
 DoctorReport doctor(const Model& model, const DoctorOptions& o) {
-  EDGEQ_CHECK(o.max_images > 0, "max_images must be at least 1");
-  EDGEQ_CHECK(o.top_percent >= 0 && o.top_percent <= 100, "top_percent must be in [0, 100], got ",
-              o.top_percent);
+  check_option("max_images", o.max_images, ranges::kImages);
+  check_option("sensitivity", o.sensitivity, ranges::kImagesOrOff);
+  check_option("top_percent", o.top_percent, ranges::kPercent);
+  check_option("max_info", o.max_info, ranges::kCount);
+  refuse_set(inert_doctor_options(o));
   EDGEQ_CHECK(o.sensitivity == 0 || o.images, "sensitivity needs images");
   EDGEQ_CHECK(o.sensitivity == 0 || o.stats || o.images, "sensitivity needs statistics");
   const TargetOps target = load_target(o.target);

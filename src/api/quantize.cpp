@@ -6,14 +6,18 @@
 #include <algorithm>
 #include <sstream>
 
+#include "api/inert_options.h"
 #include "api/quantize_steps.h"
+#include "core/comma_list.h"
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/option_range.h"
 #include "ir/onnx_io.h"
 #include "quant/decode_tail.h"
 #include "quant/encodings_json.h"
 #include "quant/quantize_io.h"
 #include "quant/quantize_model.h"
+#include "quant/weight_repair.h"
 #include "runtime/float_io.h"
 
 namespace edgeq {
@@ -26,7 +30,7 @@ bool a16_none(const QuantizeOptions& o) {
 QuantConfig config_for(const QuantizeOptions& o) {
   QuantConfig c = config_for_scheme(o.scheme);
   std::ostringstream pct;
-  pct << o.percentile;
+  pct << (o.percentile != 0 ? o.percentile : QuantizeOptions::kDefaultPercentile);
   c.range = o.range == "percentile" ? "percentile:" + pct.str() : o.range;
   c.placement = parse_placement(o.placement);
   c.qdq16 = parse_qdq16(o.qdq16);
@@ -68,14 +72,37 @@ void check_decode_tail(const std::set<std::string>& tail, QuantizedModel::Impl& 
 
 }  // namespace
 
+std::vector<InertOption> inert_quantize_options(const QuantizeOptions& o) {
+  const QuantizeOptions d;
+  const RepairOptions& r = o.repair;
+  const bool gptq =
+      r.gptq == RepairOptions::Gptq::kOn || (r.gptq == RepairOptions::Gptq::kSchemeDefault &&
+                                             gptq_by_default(config_for_scheme(o.scheme)));
+  const bool repair = o.images && (gptq || r.cle || r.bias_correction);
+  const std::string no_repair =
+      "weight repair (images, and gptq (the w8a16 default), cle or bias_correction)";
+  std::vector<InertOption> inert;
+  if (o.range != "percentile")
+    inert.push_back({"percentile", "range percentile", o.percentile != d.percentile});
+  if (o.search.percent == 0) inert.push_back({"auto_n", "auto", o.search.n != d.search.n});
+  if (!repair) {
+    inert.push_back({"repair_n", no_repair, r.n != d.repair.n});
+    inert.push_back({"seed", no_repair, r.seed != d.repair.seed});
+    inert.push_back({"repair_memory_mib", no_repair, r.memory_mib != d.repair.memory_mib});
+  }
+  return inert;
+}
+
 void validate(const QuantizeOptions& o) {
   const QuantConfig c = config_for_scheme(o.scheme);
   const bool none = a16_none(o);
   for (const std::string& n : o.a16)
     EDGEQ_CHECK(n != "none" || none, "a16: 'none' cannot be combined with other names");
-  EDGEQ_CHECK(o.percentile >= 50 && o.percentile <= 100, "percentile ", o.percentile,
-              " is outside [50, 100]");
-  EDGEQ_CHECK(o.threads >= 0, "threads must be >= 0, got ", o.threads);
+  check_unique(o.a16, "a16");
+  check_unique(o.mixed, "mixed");
+  check_unique(o.exclude, "exclude");
+  if (o.percentile != 0) check_option("percentile", o.percentile, ranges::kPercentile);
+  check_option("threads", o.threads, ranges::threads());
   parse_quantize_io(o.quantize_io);
   if (o.saturation_safe || o.reduce_range) {
     EDGEQ_CHECK(!(o.saturation_safe && o.reduce_range),
@@ -92,17 +119,17 @@ void validate(const QuantizeOptions& o) {
               : r.gptq == RepairOptions::Gptq::kOn ? "gptq"
                                                    : "bias_correction",
               " needs images (the calibration images its statistics come from)");
-  EDGEQ_CHECK(r.n > 0 && r.memory_mib > 0, "repair: n and memory_mib must be positive");
+  check_option("repair_n", r.n, ranges::kImages);
+  check_option("repair_memory_mib", r.memory_mib, ranges::kMemoryMib);
+  check_option("auto_n", o.search.n, ranges::kImages);
+  refuse_set(inert_quantize_options(o));
   if (o.search.percent != 0) {
-    EDGEQ_CHECK(o.search.percent > 0 && o.search.percent <= 100, "search percent ",
-                o.search.percent,
-                ": the budget is a percent of the activation values, in (0, 100]");
+    check_option("auto", o.search.percent, ranges::kBudgetPercent);
     EDGEQ_CHECK(c.activation_bits == 8, "the search chooses a W8A8 model's 16-bit values: scheme ",
                 o.scheme, " has none to choose");
     EDGEQ_CHECK(o.images != nullptr,
                 "the search needs images (validation images the stats did "
                 "not see)");
-    EDGEQ_CHECK(o.search.n > 0, "search n must be positive");
   }
 }
 

@@ -14,17 +14,6 @@
 #include "vision/yolo_layout.h"
 
 namespace edgeq {
-namespace {
-
-ExecutorOptions session_executor_options(const SessionOptions& o) {
-  EDGEQ_CHECK(o.conf >= 0 && o.conf <= 1 && o.iou >= 0 && o.iou <= 1,
-              "conf and iou must be in [0, 1]");
-  EDGEQ_CHECK(o.max_det > 0, "max_det must be positive");
-  return executor_options(o.exec, o.emulate, o.threads);
-}
-
-}  // namespace
-
 struct Session::Impl {
   Impl(const Model& m, const SessionOptions& o)
       : graph(m.impl().graph), executor(graph, session_executor_options(o)) {

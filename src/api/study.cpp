@@ -44,6 +44,8 @@ StudyResult study(const StudyConfig& config) {
 }
 
 StudyWorkResult study_worker(const StudyConfig& config, const StudyWorkerOptions& worker) {
+  check_option("count", worker.count, ranges::kShards);
+  check_option("lease_s", worker.lease_s, ranges::kLeaseSeconds);
   check_study_options(config);
   StudyWork w;
   try {

@@ -12,13 +12,22 @@
 
 namespace edgeq::cli {
 
-int run_command_line(int argc, char** argv) {
-  set_command_line(argc, argv);
-  CLI::App app{
-      "edgeq: quantize YOLO11 models for edge NPUs and CPUs, and prove they are still right"};
+void build_app(CLI::App& app) {
+  app.description(
+      "edgeq: quantize YOLO11 models for edge NPUs and CPUs, and prove they are still right");
   app.require_subcommand(1);
   app.set_version_flag("--version", "edgeq " EDGEQ_VERSION);
+  // A usage error is one line, as every other error: "edgeq: error: --n: 0 is outside [1, ...]".
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return "edgeq: error: " + detail::one_line(e.what()) + " (see --help)\n";
+  });
   register_all(app);
+}
+
+int run_command_line(int argc, char** argv) {
+  set_command_line(argc, argv);
+  CLI::App app;
+  build_app(app);
   // The program never replaces a file it read (core/io_guard.h); library users opt in.
   guard_inputs(true);
   try {

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/number_options.h"
 #include "core/comma_list.h"
 #include "core/error.h"
 #include "core/interrupt.h"
@@ -34,7 +35,9 @@ void run_augment(const AugmentArgs& a) {
   opt.n = a.n;
   opt.seed = a.seed;
   opt.kinds.clear();
-  for (const std::string& k : comma_list(a.kinds)) opt.kinds.push_back(parse_augment_kind(k));
+  const std::vector<std::string> kinds = comma_list(a.kinds);
+  check_unique(kinds, "--kinds");
+  for (const std::string& k : kinds) opt.kinds.push_back(parse_augment_kind(k));
   const std::vector<std::string> paths = expand_image_paths(a.images);
   const LabelSource labels = resolve_label_source(a.images, paths, a.labels);
   EDGEQ_CHECK(labels.enabled, "augment: no labels for '", a.images,
@@ -75,8 +78,8 @@ void register_augment(CLI::App& app) {
   cmd->add_option("--images", a->images, "labelled images: folder or one image")->required();
   cmd->add_option("--labels", a->labels, "YOLO labels folder (default: labels/ beside images/)");
   cmd->add_option("--out", a->out, "folder to write OUT/images and OUT/labels into")->required();
-  cmd->add_option("--n", a->n, "number of images")->capture_default_str();
-  cmd->add_option("--seed", a->seed, "seed")->capture_default_str();
+  add_number(cmd, "--n", a->n, ranges::kFrames, "number of images")->capture_default_str();
+  add_number(cmd, "--seed", a->seed, ranges::kSeed, "seed")->capture_default_str();
   cmd->add_option("--kinds", a->kinds, "variants to draw from (comma-separated)")
       ->capture_default_str();
   cmd->callback([a] { run_augment(*a); });

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/ledger_options.h"
+#include "cli/number_options.h"
 #include "cli/run_options.h"
 #include "core/file_io.h"
 #include "core/interrupt.h"
@@ -64,8 +65,6 @@ void print_bench(const BenchReport& r) {
 void run_bench(BenchArgs& a) {
   check_distinct_files({{"--model", a.model}},
                        {{"--json", a.json, RoleFile::kText}, ledger_output(a.ledger)});
-  EDGEQ_CHECK(a.o.runs > 0, "--runs must be positive");
-  EDGEQ_CHECK(a.o.workers >= 1, "--workers must be at least 1");
   EDGEQ_CHECK(a.o.workers == 1 || !a.o.profile,
               "--profile times one executor; use it without --workers");
   checked_emulation(a.run.emulate, parse_exec_mode(a.run.exec));
@@ -86,11 +85,12 @@ void register_bench(CLI::App& app) {
   auto* cmd = app.add_subcommand("bench", "Latency and memory of the FP32 (or QDQ) model");
   cmd->add_option("--model", a->model, "ONNX model")->required();
   add_run_options(cmd, a->run);
-  cmd->add_option("--runs", a->o.runs, "timed runs")->capture_default_str();
-  cmd->add_option("--warmup", a->o.warmup, "untimed runs first")->capture_default_str();
-  cmd->add_option("--workers", a->o.workers,
-                  "run this many executors at once (threads / workers threads each) and report "
-                  "throughput instead of latency")
+  add_number(cmd, "--runs", a->o.runs, ranges::kRuns, "timed runs")->capture_default_str();
+  add_number(cmd, "--warmup", a->o.warmup, ranges::kWarmup, "untimed runs first")
+      ->capture_default_str();
+  add_number(cmd, "--workers", a->o.workers, ranges::workers(),
+             "run this many executors at once (threads / workers threads each) and report "
+             "throughput instead of latency")
       ->capture_default_str();
   cmd->add_option("--json", a->json, "also write the numbers as JSON");
   cmd->add_flag("--profile", a->o.profile,

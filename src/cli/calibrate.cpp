@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/ledger_options.h"
 #include "cli/model_input.h"
+#include "cli/number_options.h"
 #include "cli/progress_printer.h"
 #include "core/file_io.h"
 #include "core/json_text.h"
@@ -81,22 +82,20 @@ void register_calibrate(CLI::App& app) {
   cmd->add_option("--images", a->images,
                   "image folder (sub-folders are sampled round robin), one image, or a text list")
       ->required();
-  cmd->add_option("--n", a->options.n, "images to sample (clamped to the number available)")
-      ->check(CLI::PositiveNumber)
+  add_number(cmd, "--n", a->options.n, ranges::kImages,
+             "images to sample (clamped to the number available)")
       ->capture_default_str();
-  cmd->add_option("--seed", a->options.seed, "sampling seed")->capture_default_str();
+  add_number(cmd, "--seed", a->options.seed, ranges::kSeed, "sampling seed")->capture_default_str();
   cmd->add_option("--shard", a->shard, "i/N: calibrate every N-th sampled image from i")
       ->capture_default_str();
-  cmd->add_option("--threads", a->options.threads, "threads in all (0: all cores)");
-  cmd->add_option("--workers", a->options.workers,
-                  "images calibrated at once, each by its own single-threaded executor (0: one "
-                  "per thread, at most 8); the statistics depend neither on it nor on --threads")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--histogram-stride", a->options.histogram_stride,
-                  "histogram sampling for values of 8192+ elements: the outer ~0.2% of each "
-                  "tail binned exactly, the rest from one 256-value chunk in up to this many "
-                  "(1: bin every value; min, max and counts always see all)")
-      ->check(CLI::Range(1, 1024))
+  add_number(cmd, "--threads", a->options.threads, ranges::threads(), "threads in all");
+  add_number(cmd, "--workers", a->options.workers, ranges::workers_or_auto(),
+             "images calibrated at once, each by its own single-threaded executor; the "
+             "statistics depend neither on it nor on --threads");
+  add_number(cmd, "--histogram-stride", a->options.histogram_stride, ranges::kHistogramStride,
+             "histogram sampling for values of 8192+ elements: the outer ~0.2% of each "
+             "tail binned exactly, the rest from one 256-value chunk in up to this many "
+             "(1: bin every value; min, max and counts always see all)")
       ->capture_default_str();
   cmd->add_option("--out", a->out, "stats file to write (CBOR; .json for JSON)")->required();
   cmd->add_option("--json", a->json, "also write timings and counts as JSON");

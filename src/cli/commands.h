@@ -10,6 +10,11 @@ namespace edgeq::cli {
 // status for a usage error.
 int run_command_line(int argc, char** argv);
 
+// The program's command line: every subcommand and its options on `app`, usage errors printed as
+// one line. Parsing runs the subcommand given (its callback); the fuzz harness for the parser
+// (fuzz/fuzz_options.cpp) stops in the root's parse-complete callback, before any of them.
+void build_app(CLI::App& app);
+
 void register_all(CLI::App& app);
 
 void register_infer(CLI::App& app);

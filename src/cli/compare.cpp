@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/ledger_options.h"
+#include "cli/number_options.h"
 #include "cli/progress_printer.h"
 #include "cli/run_options.h"
 #include "core/file_io.h"
@@ -59,15 +60,12 @@ void register_compare(CLI::App& app) {
   cmd->add_option("--labels", a->o.labels,
                   "YOLO txt labels folder (DIR/<image path below --images>.txt); default: "
                   "labels/ beside images/ when present");
-  cmd->add_option("--n", a->o.n, "use at most N images (0: all)");
-  cmd->add_option("--conf", a->o.conf, "detection score threshold")
-      ->check(CLI::Range(0.0, 1.0))
+  add_number(cmd, "--n", a->o.n, ranges::kImagesOrAll, "use at most N images");
+  add_number(cmd, "--conf", a->o.conf, ranges::kFraction, "detection score threshold")
       ->capture_default_str();
-  cmd->add_option("--iou", a->o.iou, "NMS IoU threshold")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
-  cmd->add_option("--map-conf", a->o.map_conf, "score threshold of detections scored for mAP")
-      ->check(CLI::Range(0.0, 1.0))
+  add_number(cmd, "--iou", a->o.iou, ranges::kFraction, "NMS IoU threshold")->capture_default_str();
+  add_number(cmd, "--map-conf", a->o.map_conf, ranges::kFraction,
+             "score threshold of detections scored for mAP")
       ->capture_default_str();
   add_run_options(cmd, a->run);
   cmd->add_option("--save-inputs", a->o.save_inputs,

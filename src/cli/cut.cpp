@@ -20,6 +20,7 @@ struct CutArgs {
 
 std::vector<int> parse_taps(const std::string& s) {
   std::vector<int> taps;
+  check_unique(comma_list(s), "--taps");
   for (const std::string& item : comma_list(s)) {
     size_t used = 0;
     int v = -1;

@@ -7,8 +7,10 @@
 #include <iostream>
 
 #include "analysis/mixed_set.h"
+#include "api/inert_options.h"
 #include "cli/commands.h"
 #include "cli/model_input.h"
+#include "cli/number_options.h"
 #include "cli/progress_printer.h"
 #include "core/error.h"
 #include "core/file_io.h"
@@ -42,7 +44,7 @@ void print_sensitivity(const DoctorReport& rep, double top_percent, const std::s
             << "a set under a budget on real W8A8 runs)\n";
 }
 
-void run_doctor_cli(DoctorArgs& a) {
+void run_doctor_cli(DoctorArgs& a, const CLI::App& cmd) {
   const std::string& target = a.options.target;  // a table's name, or a .json file
   check_distinct_files(
       {{"--model", a.model},
@@ -52,12 +54,16 @@ void run_doctor_cli(DoctorArgs& a) {
        image_input("--images", a.images)},
       {{"--json", a.json, RoleFile::kText}, {"--mixed-out", a.mixed_out, RoleFile::kText}});
   EDGEQ_CHECK(a.options.sensitivity == 0 || !a.images.empty(), "--sensitivity needs --images");
+  EDGEQ_CHECK(a.options.sensitivity > 0 || a.mixed_out.empty(),
+              "--mixed-out does nothing without --sensitivity");
+  if (!a.images.empty())
+    a.options.images = std::make_shared<ImageSource>(image_source("--images", a.images));
+  refuse_given(cmd, inert_doctor_options(a.options),
+               {{"top_percent", "--top-percent"}, {"max_images", "--max-images"}});
   const Model model = Model::load(a.model);
   a.options.encodings_file = a.encodings;
   if (!a.stats.empty())
     a.options.stats = std::make_shared<CalibrationStats>(CalibrationStats::load(a.stats));
-  if (!a.images.empty())
-    a.options.images = std::make_shared<ImageSource>(image_source("--images", a.images));
   ProgressPrinter printer;
   a.options.progress = printer.callback();
   const DoctorReport rep = doctor(model, a.options);
@@ -94,19 +100,19 @@ void register_doctor(CLI::App& app) {
   cmd->add_option("--images", a->images,
                   "images: calibrate the model's float view when --stats is absent; inputs for "
                   "--sensitivity");
-  cmd->add_option("--max-images", o.max_images, "images used for calibration")
-      ->check(CLI::PositiveNumber)
+  add_number(cmd, "--max-images", o.max_images, ranges::kImages, "images used for calibration")
       ->capture_default_str();
-  cmd->add_option("--sensitivity", o.sensitivity,
-                  "rank values by output error, one at a time at 8 bit, on N images (0: off)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--top-percent", o.top_percent, "share of values the mixed set keeps at 16 bit")
-      ->check(CLI::Range(0.0, 100.0))
+  add_number(cmd, "--sensitivity", o.sensitivity, ranges::kImagesOrOff,
+             "rank values by output error, one at a time at 8 bit, on N images");
+  add_number(cmd, "--top-percent", o.top_percent, ranges::kPercent,
+             "share of values the mixed set keeps at 16 bit (with --sensitivity)")
       ->capture_default_str();
-  cmd->add_option("--mixed-out", a->mixed_out, "write the mixed-precision set (quantize --mixed)");
-  cmd->add_option("--max-info", o.max_info, "info findings printed (all are in --json)")
+  cmd->add_option("--mixed-out", a->mixed_out,
+                  "write the mixed-precision set (quantize --mixed; with --sensitivity)");
+  add_number(cmd, "--max-info", o.max_info, ranges::kCount,
+             "info findings printed (all are in --json)")
       ->capture_default_str();
-  cmd->callback([a] { run_doctor_cli(*a); });
+  cmd->callback([a, cmd] { run_doctor_cli(*a, *cmd); });
 }
 
 }  // namespace edgeq::cli

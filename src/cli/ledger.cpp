@@ -58,6 +58,8 @@ void run_diff(const LedgerCliArgs& a) {
 }
 
 void run_check(const LedgerCliArgs& a) {
+  check_limits(parse_limits(a.limits.max_drop, "--max-drop"),
+               parse_limits(a.limits.max_rise, "--max-rise"), "--max-drop", "--max-rise");
   const LedgerCheck r = Ledger(a.file).check(a.baseline, a.candidate, a.limits);
   std::cout << r.text << std::flush;
   if (r.regressions > 0) throw CLI::RuntimeError(1);

@@ -45,9 +45,10 @@ nlohmann::json command_options(const CLI::App& cmd) {
 
 void add_ledger_options(CLI::App* cmd, LedgerArgs& a) {
   a.command = cmd;
-  cmd->add_option("--ledger", a.file,
-                  "regression ledger (SQLite) to add this run to when it finishes");
-  cmd->add_option("--tag", a.tag, "tag of the ledger row (what `ledger check` compares)");
+  auto* ledger = cmd->add_option("--ledger", a.file,
+                                 "regression ledger (SQLite) to add this run to when it finishes");
+  cmd->add_option("--tag", a.tag, "tag of the ledger row (what `ledger check` compares)")
+      ->needs(ledger);
 }
 
 RoleFile ledger_output(const LedgerArgs& a) {

@@ -23,6 +23,7 @@ void run_patch(const PatchArgs& a) {
   check_distinct_files({{"--model", a.model}}, {{"--out", a.out}});
   PatchRequest req;
   req.values = comma_list(a.tensors);
+  check_unique(req.values, "--tensor");
   EDGEQ_CHECK(a.range.size() == 2, "--range needs two numbers: LO HI");
   req.lo = a.range[0];
   req.hi = a.range[1];

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/number_options.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/interrupt.h"
@@ -89,13 +90,11 @@ void register_probe(CLI::App& app) {
   cmd->add_option("--task", a->task, "auto | classify | regress")
       ->check(CLI::IsMember({"auto", "classify", "regress"}))
       ->capture_default_str();
-  cmd->add_option("--folds", a->folds, "cross-validation folds")
-      ->check(CLI::Range(2, 1000))
+  add_number(cmd, "--folds", a->folds, ranges::kFolds, "cross-validation folds")
       ->capture_default_str();
-  cmd->add_option("--l2", a->l2, "L2 penalty (on standardized features)")
-      ->check(CLI::PositiveNumber)
+  add_number(cmd, "--l2", a->l2, ranges::kPenalty, "L2 penalty (on standardized features)")
       ->capture_default_str();
-  cmd->add_option("--threads", a->threads, "threads (0: all cores)");
+  add_number(cmd, "--threads", a->threads, ranges::threads(), "threads");
   cmd->add_option("--json", a->json, "write the readings as JSON");
   cmd->callback([a] { run_probe_cli(*a); });
 }

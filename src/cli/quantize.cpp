@@ -3,15 +3,18 @@
 #include "edgeq/quantize.h"
 
 #include "analysis/mixed_set.h"
+#include "api/inert_options.h"
 #include "cli/commands.h"
 #include "cli/ledger_options.h"
 #include "cli/model_input.h"
+#include "cli/number_options.h"
 #include "cli/progress_printer.h"
 #include "cli/quantize_auto.h"
 #include "cli/quantize_print.h"
 #include "cli/repair_options.h"
 #include "core/comma_list.h"
 #include "core/file_io.h"
+#include "core/text_format.h"
 #include "vision/image_io.h"
 
 namespace edgeq::cli {
@@ -26,7 +29,7 @@ struct QuantizeArgs {
   LedgerArgs ledger;
 };
 
-void run_quantize(QuantizeArgs& a) {
+void run_quantize(QuantizeArgs& a, const CLI::App& cmd) {
   check_distinct_files({{"--model", a.model},
                         {"--stats", a.stats},
                         {"--mixed", a.mixed},
@@ -48,6 +51,12 @@ void run_quantize(QuantizeArgs& a) {
     o.images = std::make_shared<ImageSource>(image_source("--images", a.images));
   o.repair = a.repair.resolve();
   o.search = a.search.options;
+  refuse_given(cmd, inert_quantize_options(o),
+               {{"percentile", "--percentile"},
+                {"auto_n", "--auto-n"},
+                {"repair_n", "--n"},
+                {"seed", "--seed"},
+                {"repair_memory_mib", "--repair-memory"}});
   validate(o);  // before any file is read
   ProgressPrinter printer;
   o.progress = printer.callback();
@@ -75,9 +84,9 @@ void register_quantize(CLI::App& app) {
   cmd->add_option("--range", o.range, "minmax | percentile | entropy | mse")
       ->check(CLI::IsMember({"minmax", "percentile", "entropy", "mse"}))
       ->capture_default_str();
-  cmd->add_option("--percentile", o.percentile, "percentile for --range percentile")
-      ->check(CLI::Range(50.0, 100.0))
-      ->capture_default_str();
+  add_number(cmd, "--percentile", o.percentile, ranges::kPercentile,
+             "percentile for --range percentile")
+      ->default_str(format_number("%g", QuantizeOptions::kDefaultPercentile));
   cmd->add_option("--a16", a->a16,
                   "values kept at 16 bit (comma-separated); 'decode': the YOLO head's "
                   "pixel-space decode tail, found by structure (the w8a8 default when the model "
@@ -103,18 +112,21 @@ void register_quantize(CLI::App& app) {
       ->check(CLI::IsMember({"none", "in", "out", "both"}))
       ->capture_default_str();
   cmd->add_option("--out", a->out, "QDQ ONNX to write")->required();
-  cmd->add_option("--encodings", a->encodings, "also write encodings JSON (AIMET/QNN form)");
-  cmd->add_option("--encodings-format", a->encodings_format, "1.0.0 | 0.6.1")
+  auto* encodings =
+      cmd->add_option("--encodings", a->encodings, "also write encodings JSON (AIMET/QNN form)");
+  cmd->add_option("--encodings-format", a->encodings_format, "1.0.0 | 0.6.1 (with --encodings)")
       ->check(CLI::IsMember({"1.0.0", "0.6.1"}))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->needs(encodings);
   cmd->add_option("--images", a->images,
                   "images for weight repair (sampled as calibrate does) and for --auto's "
                   "evaluations: folder, one image or a text list");
-  cmd->add_option("--threads", o.threads, "threads for weight repair and --auto (0: all cores)");
+  add_number(cmd, "--threads", o.threads, ranges::threads(),
+             "threads for weight repair and --auto");
   add_auto_options(cmd, a->search);
   add_repair_options(cmd, a->repair);
   add_ledger_options(cmd, a->ledger);
-  cmd->callback([a] { run_quantize(*a); });
+  cmd->callback([a, cmd] { run_quantize(*a, *cmd); });
 }
 
 }  // namespace edgeq::cli

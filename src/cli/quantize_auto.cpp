@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "analysis/mixed_set.h"
+#include "cli/number_options.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/printable.h"
@@ -10,12 +11,13 @@
 namespace edgeq::cli {
 
 void add_auto_options(CLI::App* cmd, AutoArgs& a) {
-  cmd->add_option("--auto", a.options.percent,
-                  "w8a8: search which values to keep at 16 bit, at most this percent of the "
-                  "activation values (the decode tail included), on --images (a validation "
-                  "split the stats did not see)")
+  add_number(cmd, "--auto", a.options.percent, ranges::kBudgetPercent,
+             "w8a8: search which values to keep at 16 bit, at most this percent of the "
+             "activation values (the decode tail included), on --images (a validation "
+             "split the stats did not see)")
       ->each([&a](const std::string&) { a.given = true; });
-  cmd->add_option("--auto-n", a.options.n, "--auto: use at most this many of --images")
+  add_number(cmd, "--auto-n", a.options.n, ranges::kImages,
+             "--auto: use at most this many of --images")
       ->capture_default_str();
   cmd->add_option("--auto-out", a.set_out,
                   "--auto: write the chosen set (edgeq-mixed JSON, usable with --mixed)");
@@ -25,8 +27,6 @@ void add_auto_options(CLI::App* cmd, AutoArgs& a) {
 void check_auto_args(const AutoArgs& a) {
   EDGEQ_CHECK(a.given || (a.set_out.empty() && a.log_out.empty()),
               "--auto-out / --auto-log need --auto");
-  EDGEQ_CHECK(!a.given || a.options.percent > 0, "--auto ", a.options.percent,
-              ": the budget is a percent of the activation values, in (0, 100]");
 }
 
 void write_auto_results(const AutoArgs& a, const AutoSearchReport& r) {

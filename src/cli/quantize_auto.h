@@ -15,7 +15,7 @@ struct AutoArgs {
 };
 
 void add_auto_options(CLI::App* cmd, AutoArgs& a);
-// Refuses --auto 0 and --auto-out / --auto-log without --auto, before any work.
+// Refuses --auto-out / --auto-log without --auto, before any work (--auto 0 is out of its range).
 void check_auto_args(const AutoArgs& a);
 // The summary line, and the set and log files when asked.
 void write_auto_results(const AutoArgs& a, const AutoSearchReport& r);

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "cli/number_options.h"
 #include "core/printable.h"
 
 namespace edgeq::cli {
@@ -25,13 +26,12 @@ void add_repair_options(CLI::App* cmd, RepairArgs& a) {
   cmd->add_flag("--bias-correction", o.bias_correction,
                 "subtract the mean output shift weight rounding causes from Conv biases (needs "
                 "--images)");
-  cmd->add_option("--n", o.n, "images weight repair samples")
-      ->check(CLI::PositiveNumber)
+  add_number(cmd, "--n", o.n, ranges::kImages, "images weight repair samples")
       ->capture_default_str();
-  cmd->add_option("--seed", o.seed, "sampling seed for --images")->capture_default_str();
-  cmd->add_option("--repair-memory", o.memory_mib,
-                  "MiB of GPTQ Hessians held at once (more convs per pass over the images)")
-      ->check(CLI::PositiveNumber)
+  add_number(cmd, "--seed", o.seed, ranges::kSeed, "sampling seed for --images")
+      ->capture_default_str();
+  add_number(cmd, "--repair-memory", o.memory_mib, ranges::kMemoryMib,
+             "MiB of GPTQ Hessians held at once (more convs per pass over the images)")
       ->capture_default_str();
 }
 

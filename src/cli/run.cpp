@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/ledger_options.h"
+#include "cli/number_options.h"
 #include "cli/run_options.h"
 #include "core/error.h"
 #include "core/file_io.h"
@@ -23,7 +24,6 @@ struct RunArgs {
   DetectOptions o;
   RunOptions run;
   bool queue_given = false, mode_given = false;
-  int queue = 4;  // signed: CLI11 would wrap "-1" into a size_t
   LedgerArgs ledger;
 };
 
@@ -43,9 +43,7 @@ void run_run(RunArgs& a) {
                         ledger_output(a.ledger)});
   EDGEQ_CHECK(a.o.pipeline || (!a.o.drop_late && !a.queue_given && !a.mode_given),
               "--queue, --drop-late and --pipeline-mode need --pipeline");
-  EDGEQ_CHECK(a.queue >= 1 && a.queue <= 4096, "--queue must be in [1, 4096]");
   checked_emulation(a.run.emulate, parse_exec_mode(a.run.exec));
-  a.o.queue = static_cast<size_t>(a.queue);
   a.o.session.exec = a.run.exec, a.o.session.emulate = a.run.emulate;
   a.o.session.threads = a.run.threads;
   LedgerRecorder ledger(a.ledger);
@@ -72,14 +70,13 @@ void register_run(CLI::App& app) {
       "run", "Detect objects / people (with keypoints) in an image, a folder of images or a video");
   cmd->add_option("--model", a->model, "ONNX model (YOLO detect or pose, raw output)")->required();
   cmd->add_option("--image", a->image, "image file, folder (recursive) or video file")->required();
-  cmd->add_option("--conf", a->o.session.conf, "keep detections with score > conf")
-      ->check(CLI::Range(0.0, 1.0))
+  add_number(cmd, "--conf", a->o.session.conf, ranges::kFraction,
+             "keep detections with score > conf")
       ->capture_default_str();
-  cmd->add_option("--iou", a->o.session.iou, "NMS IoU threshold")
-      ->check(CLI::Range(0.0, 1.0))
+  add_number(cmd, "--iou", a->o.session.iou, ranges::kFraction, "NMS IoU threshold")
       ->capture_default_str();
-  cmd->add_option("--max-det", a->o.session.max_det, "at most this many detections per image")
-      ->check(CLI::PositiveNumber)
+  add_number(cmd, "--max-det", a->o.session.max_det, ranges::kMaxDet,
+             "at most this many detections per image")
       ->capture_default_str();
   add_run_options(cmd, a->run);
   cmd->add_option("--json", a->o.json,
@@ -94,7 +91,8 @@ void register_run(CLI::App& app) {
                   "always three threads (so does --drop-late)")
       ->check(CLI::IsMember({"auto", "threads"}))
       ->capture_default_str();
-  cmd->add_option("--queue", a->queue, "frames each pipeline queue holds")->capture_default_str();
+  add_number(cmd, "--queue", a->o.queue, ranges::kQueue, "frames each pipeline queue holds")
+      ->capture_default_str();
   cmd->add_flag("--drop-late", a->o.drop_late,
                 "live sources: when inference falls behind, drop the oldest waiting frame "
                 "instead of making the reader wait");

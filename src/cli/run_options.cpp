@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "cli/number_options.h"
 #include "core/error.h"
 #include "core/printable.h"
 
@@ -16,7 +17,7 @@ ExecutorOptions RunOptions::executor() const {
 }
 
 void add_run_options(CLI::App* cmd, RunOptions& o) {
-  cmd->add_option("--threads", o.threads, "threads (0: all cores)");
+  add_number(cmd, "--threads", o.threads, ranges::threads(), "threads");
   cmd->add_option("--exec", o.exec,
                   "how a QDQ model runs: simulate (float with fake-quant steps, bit-identical to "
                   "its Q/DQ ops) or int8 (8-bit activations as codes on integer kernels)")

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/ledger_options.h"
+#include "cli/number_options.h"
 #include "cli/progress_printer.h"
 #include "cli/study_flags.h"
 #include "core/file_io.h"
@@ -71,13 +72,20 @@ void register_study(CLI::App& app) {
   auto* plan = cmd->add_option("--plan", a->plan, "write the step list (JSON) and stop");
   auto* worker = cmd->add_option("--worker", a->worker,
                                  "i/N: be worker i of N on a shared --out cache, then stop");
-  cmd->add_option("--lease", a->lease, "seconds a worker's claim lives unrenewed")
-      ->capture_default_str();
+  add_number(cmd, "--lease", a->lease, ranges::kLeaseSeconds,
+             "seconds a worker's claim lives unrenewed (with --worker)")
+      ->capture_default_str()
+      ->needs(worker);
   cmd->add_flag("--collect", a->collect, "after workers: latency steps, data.json, index.html")
       ->excludes(plan)
       ->excludes(worker);
   plan->excludes(worker);
   add_ledger_options(cmd, a->ledger);
+  // The ledger records a study's results: --plan and --worker have none.
+  for (const char* flag : {"--ledger", "--tag"}) {
+    plan->excludes(flag);
+    worker->excludes(flag);
+  }
   cmd->callback([a, cmd] { run_study_cli(*a, *cmd); });
 }
 

@@ -1,8 +1,10 @@
 #include "cli/study_flags.h"
 
+#include "cli/number_options.h"
 #include "core/comma_list.h"
 #include "core/error.h"
 #include "core/file_io.h"
+#include "study/study_options.h"
 
 namespace edgeq::cli {
 namespace {
@@ -13,6 +15,13 @@ CLI::Option* field(CLI::App* cmd, StudyFlags& f, const std::string& flag, T Stud
                    const std::string& what) {
   f.given.emplace_back(flag, [&f, m](StudyConfig& o) { o.*m = f.o.*m; });
   return cmd->add_option(flag, f.o.*m, what)->capture_default_str();
+}
+
+// A number field, checked against its range when parsed.
+template <typename T>
+CLI::Option* number_field(CLI::App* cmd, StudyFlags& f, const std::string& flag, T StudyConfig::*m,
+                          const OptionRange& r, const std::string& what) {
+  return field(cmd, f, flag, m, what)->transform(in_range(r));
 }
 
 }  // namespace
@@ -37,16 +46,24 @@ void add_study_config_flags(CLI::App* cmd, StudyFlags& f) {
   field(cmd, f, "--range", &StudyConfig::range, "minmax | percentile | entropy | mse")
       ->check(CLI::IsMember({"minmax", "percentile", "entropy", "mse"}));
   field(cmd, f, "--out", &StudyConfig::out, "folder for data.json, index.html and cache/");
-  field(cmd, f, "--calib-n", &StudyConfig::calib_n, "calibration images sampled");
-  field(cmd, f, "--seed", &StudyConfig::seed, "calibration sampling seed");
-  field(cmd, f, "--test-n", &StudyConfig::test_n, "test images used (0: all)");
-  field(cmd, f, "--auto-n", &StudyConfig::auto_n, "search images for w8a8-autoP");
-  field(cmd, f, "--bench-runs", &StudyConfig::bench_runs, "timed runs per latency");
-  field(cmd, f, "--bench-warmup", &StudyConfig::bench_warmup, "untimed runs first");
-  field(cmd, f, "--threads", &StudyConfig::threads, "threads (0: all cores)")->default_str("");
-  field(cmd, f, "--thumbnails", &StudyConfig::thumbnails, "test images drawn in the report");
-  field(cmd, f, "--probe-folds", &StudyConfig::probe_folds, "probe cross-validation folds");
-  field(cmd, f, "--probe-l2", &StudyConfig::probe_l2, "probe L2 penalty");
+  number_field(cmd, f, "--calib-n", &StudyConfig::calib_n, ranges::kImages,
+               "calibration images sampled");
+  number_field(cmd, f, "--seed", &StudyConfig::seed, ranges::kSeed, "calibration sampling seed");
+  number_field(cmd, f, "--test-n", &StudyConfig::test_n, ranges::kImagesOrAll, "test images used");
+  number_field(cmd, f, "--auto-n", &StudyConfig::auto_n, ranges::kImages,
+               "search images for w8a8-autoP");
+  number_field(cmd, f, "--bench-runs", &StudyConfig::bench_runs, ranges::kRuns,
+               "timed runs per latency");
+  number_field(cmd, f, "--bench-warmup", &StudyConfig::bench_warmup, ranges::kWarmup,
+               "untimed runs first");
+  number_field(cmd, f, "--threads", &StudyConfig::threads, ranges::threads(), "threads")
+      ->default_str("");
+  number_field(cmd, f, "--thumbnails", &StudyConfig::thumbnails, ranges::kCount,
+               "test images drawn in the report");
+  number_field(cmd, f, "--probe-folds", &StudyConfig::probe_folds, ranges::kFolds,
+               "probe cross-validation folds (with --probe-labels)");
+  number_field(cmd, f, "--probe-l2", &StudyConfig::probe_l2, ranges::kPenalty,
+               "probe L2 penalty (with --probe-labels)");
   f.given.emplace_back("--weight-repair",
                        [&f](StudyConfig& o) { o.weight_repair = f.o.weight_repair; });
   cmd->add_flag("--weight-repair", f.o.weight_repair,
@@ -68,6 +85,12 @@ StudyConfig study_config_from_flags(const StudyFlags& f, const CLI::App& cmd) {
   if (given("--arms")) o.arms = comma_list(f.arms);
   for (const auto& [flag, set] : f.given)
     if (given(flag)) set(o);
+  refuse_given(cmd, inert_study_options(o),
+               {{"val", "--val"},
+                {"auto_n", "--auto-n"},
+                {"weight_repair", "--weight-repair"},
+                {"probe_folds", "--probe-folds"},
+                {"probe_l2", "--probe-l2"}});
   return o;
 }
 

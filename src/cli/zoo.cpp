@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/number_options.h"
 #include "core/io_guard.h"
 #include "core/printable.h"
 #include "ir/onnx_io.h"
@@ -38,8 +39,8 @@ void register_zoo(CLI::App& app) {
       "zoo", "Write a synthetic YOLO11 model (official topology, untrained weights) as ONNX");
   cmd->add_option("name", a->name, "model: " + names)->required();
   cmd->add_option("-o,--output", a->out, "ONNX file to write")->required();
-  cmd->add_option("--imgsz", a->imgsz,
-                  "input size (a multiple of 32; smaller runs faster, same conv weights)")
+  add_number(cmd, "--imgsz", a->imgsz, ranges::kImgsz,
+             "input size (smaller runs faster, same conv weights)")
       ->capture_default_str();
   cmd->callback([a] { run_zoo(*a); });
 }

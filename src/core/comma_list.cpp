@@ -1,6 +1,9 @@
 #include "core/comma_list.h"
 
+#include <set>
 #include <sstream>
+
+#include "core/error.h"
 
 namespace edgeq {
 
@@ -10,6 +13,12 @@ std::vector<std::string> comma_list(const std::string& s) {
   for (std::string item; std::getline(ss, item, ',');)
     if (!item.empty()) out.push_back(item);
   return out;
+}
+
+void check_unique(const std::vector<std::string>& items, const std::string& what) {
+  std::set<std::string> seen;
+  for (const std::string& item : items)
+    EDGEQ_CHECK(seen.insert(item).second, what, ": '", item, "' is given twice");
 }
 
 }  // namespace edgeq

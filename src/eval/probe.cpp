@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/option_range.h"
 #include "core/text_format.h"
 #include "eval/linear_models.h"
 
@@ -170,7 +171,7 @@ std::vector<std::string> probe_image_paths(const ProbeLabels& labels,
 
 std::vector<int> probe_folds(const ProbeLabels& labels, int folds) {
   const size_t n = labels.images.size();
-  EDGEQ_CHECK(folds >= 2, "probe: at least two folds");
+  check_option("folds", folds, ranges::kFolds);
   EDGEQ_CHECK(n >= static_cast<size_t>(folds), "probe: ", n, " labelled images for ", folds,
               " folds (at most one fold per labelled image: ", n, ")");
   std::vector<int> order(n);
@@ -191,6 +192,7 @@ ProbeResult run_probe(const Eigen::MatrixXd& fp32, const Eigen::MatrixXd* quanti
               n, " labels");
   EDGEQ_CHECK(!quantized || (quantized->rows() == fp32.rows() && quantized->cols() == fp32.cols()),
               "probe: quantized features differ in shape from the FP32 ones");
+  check_option("l2", opt.l2, ranges::kPenalty);
   ProbeResult r;
   r.task = labels.task;
   r.samples = n;

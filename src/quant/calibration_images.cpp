@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/option_range.h"
 #include "core/printable.h"
 #include "vision/image_io.h"
 
@@ -120,18 +121,11 @@ std::vector<CalibrationImage> sample_calibration_images(std::vector<CalibrationI
 
 Shard parse_shard(const std::string& s) {
   Shard sh;
-  size_t slash = s.find('/');
-  try {
-    EDGEQ_CHECK(slash != std::string::npos, "");
-    size_t a = 0, b = 0;
-    sh.index = std::stoi(s.substr(0, slash), &a);
-    sh.count = std::stoi(s.substr(slash + 1), &b);
-    EDGEQ_CHECK(a == slash && b == s.size() - slash - 1, "");
-  } catch (const std::exception&) {
-    fail("shard '", s, "' is not of the form i/N (e.g. 0/4)");
-  }
-  EDGEQ_CHECK(sh.count >= 1 && sh.index >= 0 && sh.index < sh.count, "shard '", s,
-              "': need 0 <= i < N");
+  const size_t slash = s.find('/');
+  EDGEQ_CHECK(slash != std::string::npos, "shard '", s, "' is not of the form i/N (e.g. 0/4)");
+  sh.count = parse_option<int>("shard '" + s + "': N", s.substr(slash + 1), ranges::kShards);
+  sh.index = parse_option<int>("shard '" + s + "': i", s.substr(0, slash),
+                               {0, static_cast<long double>(sh.count - 1), true, false, ""});
   return sh;
 }
 

@@ -31,6 +31,7 @@ EncodingSet encodings_from_json(const std::string& text, const std::string& what
 
 void save_encodings(const EncodingSet& set, const std::string& path,
                     const std::string& version = "1.0.0");  // atomic
+// Refuses a file that holds no encoding (nothing to judge).
 EncodingSet load_encodings(const std::string& path);
 
 }  // namespace edgeq

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/text_format.h"
 #include "report/ledger_kinds.h"
+#include "report/ledger_metrics.h"
 
 namespace edgeq {
 namespace {
@@ -99,10 +100,28 @@ size_t CheckResult::regressions() const {
       std::count_if(rows.begin(), rows.end(), [](const CheckRow& r) { return r.regressed; }));
 }
 
+void check_limits(const std::vector<MetricLimit>& max_drop,
+                  const std::vector<MetricLimit>& max_rise, const std::string& drop_flag,
+                  const std::string& rise_flag) {
+  auto check = [](const std::vector<MetricLimit>& limits, const std::string& flag, Better worse_way,
+                  const std::string& other_flag) {
+    std::set<std::string> seen;
+    for (const MetricLimit& l : limits) {
+      EDGEQ_CHECK(seen.insert(l.metric).second, flag, ": ", l.metric, " is limited twice");
+      EDGEQ_CHECK(metric_better(l.metric) != worse_way, flag, ": ", l.metric, " is better ",
+                  worse_way == Better::kLower ? "lower: a drop" : "higher: a rise",
+                  " is an improvement; limit it with ", other_flag);
+    }
+  };
+  check(max_drop, drop_flag, Better::kLower, rise_flag);
+  check(max_rise, rise_flag, Better::kHigher, drop_flag);
+}
+
 CheckResult check_regressions(LedgerDb& ledger, const std::string& baseline,
                               const std::string& candidate,
                               const std::vector<MetricLimit>& max_drop,
                               const std::vector<MetricLimit>& max_rise) {
+  check_limits(max_drop, max_rise, "max_drop", "max_rise");
   CheckResult result;
   const auto pairs = matching_runs(ledger, baseline, candidate);
   auto check = [&](const MetricLimit& l, bool drop) {

@@ -46,6 +46,14 @@ struct CheckResult {
   size_t regressions() const;
 };
 
+// Refuses a metric limited twice in one list, a drop limit on a metric that is better lower (its
+// drop is an improvement: latency_ms) and a rise limit on one better higher (match_rate); a
+// metric that is neither (images) may be limited both ways. check_regressions calls it first; a
+// front end may call it with its flags' names before opening the ledger.
+void check_limits(const std::vector<MetricLimit>& max_drop,
+                  const std::vector<MetricLimit>& max_rise, const std::string& drop_flag,
+                  const std::string& rise_flag);
+
 CheckResult check_regressions(LedgerDb& ledger, const std::string& baseline,
                               const std::string& candidate,
                               const std::vector<MetricLimit>& max_drop,

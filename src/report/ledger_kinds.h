@@ -10,9 +10,15 @@
 
 namespace edgeq {
 
+// Which way a metric is better: `ledger check` limits a higher-is-better metric's drop and a
+// lower-is-better one's rise (a limit the other way would call an improvement a regression); a
+// count that is neither (images, frames, values) may be limited either way.
+enum class Better { kNone, kHigher, kLower };
+
 struct LedgerColumn {
   std::string name;     // SQL column and metric name
   std::string pointer;  // JSON pointer into the command's report
+  Better better = Better::kNone;
 };
 
 struct LedgerKind {

@@ -35,7 +35,33 @@ std::string dotted(const std::string& pointer) {
   return s;
 }
 
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 }  // namespace
+
+Better metric_better(const std::string& metric) {
+  for (const LedgerKind& k : ledger_kinds())
+    for (const LedgerColumn& c : k.columns)
+      if (c.name == metric) return c.better;
+  // A report path: judged by its unit, read from any of its parts ("end_to_end_ms.p95").
+  std::string part;
+  bool lower = false, higher = false;
+  for (size_t i = 0; i <= metric.size(); ++i) {
+    if (i < metric.size() && metric[i] != '.') {
+      part += metric[i];
+      continue;
+    }
+    lower |= ends_with(part, "_ms") || part == "ms" || ends_with(part, "_bytes") ||
+             ends_with(part, "_px") || part == "seconds" || ends_with(part, "_seconds");
+    higher |=
+        part == "match_rate" || part.find("map50") != std::string::npos || part == "frames_per_s";
+    part.clear();
+  }
+  return lower == higher ? Better::kNone : lower ? Better::kLower : Better::kHigher;
+}
 
 Metrics ledger_metrics(const LedgerKind& kind, const nlohmann::json& report) {
   std::map<std::string, double> by_pointer;

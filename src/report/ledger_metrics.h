@@ -17,4 +17,9 @@ using Metrics = std::vector<std::pair<std::string, double>>;
 // Sorted by name.
 Metrics ledger_metrics(const LedgerKind& kind, const nlohmann::json& report);
 
+// Which way `metric` is better: a kind's column says (the same name means the same in every
+// kind); a metric named by its report path (e.g. stages.read.p95) by its unit: a time, a size in
+// bytes or a pixel error is better lower, a match rate, mAP or frame rate higher; else kNone.
+Better metric_better(const std::string& metric);
+
 }  // namespace edgeq

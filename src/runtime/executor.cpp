@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/option_range.h"
 #include "core/process_stats.h"
 #include "runtime/constant_folding.h"
 #include "runtime/float_io.h"
@@ -34,6 +35,7 @@ void feed_whole(StreamObserver& obs, const Tensor& t) {
 }  // namespace
 
 Executor::Executor(Graph graph, ExecutorOptions opt) : graph_(std::move(graph)), opt_(opt) {
+  check_option("threads", opt_.threads, ranges::threads());
   if (opt_.float_io) float_io_view(graph_);
 }
 Executor::~Executor() = default;

@@ -6,12 +6,14 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <sstream>
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/option_range.h"
 
 namespace edgeq {
 namespace {
@@ -28,23 +30,26 @@ struct Claim {
 };
 
 // A claim file's holder and expiry; a file being written (empty, cut short) counts as fresh from
-// its modification time.
+// its modification time, and so does an expiry no lease can reach (inf, years ahead: written by
+// hand or by an older edgeq that took any --lease), which would hold the step forever.
 Claim read_claim(const std::string& path, double lease_s) {
   Claim c;
   std::error_code ec;
   std::istringstream in(read_file(path, 4096));
-  if (std::getline(in, c.worker) && (in >> c.expires) && !c.worker.empty()) return c;
+  const bool complete = std::getline(in, c.worker) && (in >> c.expires) && !c.worker.empty();
+  if (complete && std::isfinite(c.expires) && c.expires <= now_s() + ranges::kLeaseSeconds.hi)
+    return c;
   const auto mtime = fs::last_write_time(path, ec);
   const double age =
       ec ? 0 : std::chrono::duration<double>(fs::file_time_type::clock::now() - mtime).count();
-  return {"", now_s() - age + lease_s};
+  return {complete ? c.worker : "", now_s() - age + lease_s};
 }
 
 }  // namespace
 
 StepClaims::StepClaims(std::string dir, std::string worker, double lease_s)
     : dir_(std::move(dir)), worker_(std::move(worker)), lease_s_(lease_s) {
-  EDGEQ_CHECK(lease_s_ >= 1, "lease must be at least 1 second, got ", lease_s_);
+  check_option("lease", lease_s_, ranges::kLeaseSeconds);
   ensure_dir(dir_);
   allow_updates_in(dir_);  // claim files are read, then renewed in place
   beat_ = std::thread([this] { heartbeat(); });

@@ -12,6 +12,7 @@
 #include "core/comma_list.h"
 #include "core/error.h"
 #include "core/json_number.h"
+#include "core/option_range.h"
 #include "core/path_name.h"
 #include "ir/cut.h"
 #include "vision/image_io.h"
@@ -195,6 +196,7 @@ void check_study_options(const StudyOptions& o) {
   EDGEQ_CHECK(!o.out.empty(), "study: out is required");
   EDGEQ_CHECK(!o.schemes.empty(), "schemes: no scheme given");
   for (const std::string& s : o.schemes) parse_study_scheme(s);
+  check_unique(o.schemes, "schemes");
   EDGEQ_CHECK(!o.arms.empty(), "arms: no arm given");
   std::set<Arm> arms;
   for (const std::string& a : o.arms)
@@ -203,16 +205,45 @@ void check_study_options(const StudyOptions& o) {
   const std::string p = study_placement(o);
   EDGEQ_CHECK(p == "ort" || p == "qnn" || p == "cpu", "placement: '", p,
               "' is not one of auto, ort, qnn, cpu");
-  EDGEQ_CHECK(o.calib_n > 0, "calib_n must be positive");
-  EDGEQ_CHECK(o.threads >= 0 && o.threads <= 4096, "threads must be in [0, 4096] (0: all cores)");
-  EDGEQ_CHECK(o.histogram_stride >= 1 && o.histogram_stride <= 1024,
-              "histogram_stride must be in [1, 1024]");
-  EDGEQ_CHECK(o.bench_runs > 0 && o.bench_warmup >= 0, "bench_runs must be positive");
-  EDGEQ_CHECK(o.auto_n > 0, "auto_n must be positive");
-  EDGEQ_CHECK(o.test_n >= 0 && o.thumbnails >= 0, "test_n / thumbnails must be >= 0");
-  EDGEQ_CHECK(o.probe_folds >= 2, "probe_folds must be at least 2");
-  EDGEQ_CHECK(o.probe_l2 > 0 && std::isfinite(o.probe_l2), "probe_l2 must be positive");
+  check_option("calib_n", o.calib_n, ranges::kImages);
+  check_option("threads", o.threads, ranges::threads());
+  check_option("histogram_stride", o.histogram_stride, ranges::kHistogramStride);
+  check_option("bench_runs", o.bench_runs, ranges::kRuns);
+  check_option("bench_warmup", o.bench_warmup, ranges::kWarmup);
+  check_option("auto_n", o.auto_n, ranges::kImages);
+  check_option("test_n", o.test_n, ranges::kImagesOrAll);
+  check_option("thumbnails", o.thumbnails, ranges::kCount);
+  check_option("probe_folds", o.probe_folds, ranges::kFolds);
+  check_option("probe_l2", o.probe_l2, ranges::kPenalty);
+  refuse_set(inert_study_options(o));
   check_distinct_files(study_inputs(o), {study_out_folder(o)});
+}
+
+std::vector<InertOption> inert_study_options(const StudyOptions& o) {
+  const StudyOptions d;
+  bool search = false, w8a16 = false;
+  for (const std::string& s : o.schemes) {
+    try {
+      const StudyScheme scheme = parse_study_scheme(s);
+      search |= scheme.auto_percent > 0;
+      w8a16 |= scheme.base == "w8a16";
+    } catch (const Error&) {
+      // check_study_options names the scheme
+    }
+  }
+  const std::string autop = "a w8a8-autoP scheme (the mixed-precision search)";
+  std::vector<InertOption> inert;
+  if (!search) {
+    inert.push_back({"val", autop, o.val != d.val});
+    inert.push_back({"auto_n", autop, o.auto_n != d.auto_n});
+  }
+  // Weight repair runs where the scheme has a repair step: GPTQ, w8a16's default.
+  if (!w8a16) inert.push_back({"weight_repair", "a w8a16 scheme", o.weight_repair});
+  if (o.probe_labels.empty()) {
+    inert.push_back({"probe_folds", "probe_labels", o.probe_folds != d.probe_folds});
+    inert.push_back({"probe_l2", "probe_labels", o.probe_l2 != d.probe_l2});
+  }
+  return inert;
 }
 
 std::vector<RoleFile> study_inputs(const StudyOptions& o) {

@@ -1,8 +1,11 @@
 #include "study/study_steps.h"
 
+#include <algorithm>
+
 #include "analysis/doctor.h"
 #include "analysis/op_support.h"
 #include "api/api_impl.h"
+#include "api/inert_options.h"
 #include "core/error.h"
 #include "edgeq/quantize.h"
 #include "eval/compare.h"
@@ -69,7 +72,7 @@ nlohmann::json quantize_step(const std::string& arm_path, const Stats& arm_stats
   q.placement = study_placement(o);
   q.threads = o.threads;
   q.search.percent = scheme.auto_percent;
-  q.search.n = static_cast<size_t>(o.auto_n);
+  if (scheme.auto_percent > 0) q.search.n = static_cast<size_t>(o.auto_n);
   const std::string& val = o.val.empty() ? o.images : o.val;
   if (scheme.auto_percent > 0)
     q.images = std::make_shared<ImageSource>(ImageSource::from_path(val));
@@ -78,8 +81,13 @@ nlohmann::json quantize_step(const std::string& arm_path, const Stats& arm_stats
                 "the study's weight repair reads the calibration images and its search the "
                 "validation images; with weight_repair, leave val unset");
     q.images = std::make_shared<ImageSource>(ImageSource::from_path(o.images));
-    q.repair.n = o.calib_n;
-    q.repair.seed = o.seed;
+    // The calibration sample, where the scheme runs a repair step (GPTQ under w8a16).
+    const std::vector<InertOption> inert = inert_quantize_options(q);
+    if (std::none_of(inert.begin(), inert.end(),
+                     [](const InertOption& i) { return i.name == "repair_n"; })) {
+      q.repair.n = o.calib_n;
+      q.repair.seed = o.seed;
+    }
   }
   q.progress = o.progress;  // the search's and weight repair's own events
   const QuantizedModel m = quantize(Model::load(arm_path), make_stats(arm_stats, arm_path), q);

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/interrupt.h"
+#include "core/option_range.h"
 
 namespace edgeq {
 namespace {
@@ -142,7 +143,7 @@ LabelledImage augment_image(const std::vector<LabelledImage>& sources, AugmentKi
 std::vector<std::string> write_augmented_split(const std::vector<LabelledImage>& sources,
                                                const std::string& out_dir,
                                                const AugmentOptions& opt) {
-  EDGEQ_CHECK(opt.n > 0, "augment: the number of variants must be positive");
+  check_option("n", opt.n, ranges::kFrames);
   EDGEQ_CHECK(!opt.kinds.empty(), "augment: no kinds of variant");
   namespace fs = std::filesystem;
   ensure_dir((fs::path(out_dir) / "images").string());

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/io_guard.h"
+#include "core/option_range.h"
 #include "vision/image_io.h"
 #include "vision/synthetic_scenes.h"
 
@@ -45,8 +46,11 @@ std::vector<cv::Mat> pictures(const SceneVideoOptions& o) {
 }  // namespace
 
 void write_scene_video(const std::string& path, const SceneVideoOptions& o) {
-  EDGEQ_CHECK(o.frames > 0 && o.width > 0 && o.height > 0 && o.fps > 0 && o.hold > 0,
-              "video frames, size, fps and hold must be positive");
+  check_option("frames", o.frames, ranges::kFrames);
+  check_option("width", o.width, ranges::kImageSide);
+  check_option("height", o.height, ranges::kImageSide);
+  check_option("fps", o.fps, ranges::kFps);
+  check_option("hold", o.hold, ranges::kFrames);
   // Another name would be written in another format (OpenCV writes "x.jpg" as one JPEG).
   EDGEQ_CHECK(is_video_path(path) && !is_camera_device(path), "cannot write video ", path,
               ": name an .avi file (MJPG in AVI)");

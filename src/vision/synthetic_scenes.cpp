@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/option_range.h"
 
 namespace edgeq {
 namespace {
@@ -76,7 +77,7 @@ cv::Mat synthetic_scene(int index, uint32_t seed, int width, int height) {
 }
 
 std::vector<std::string> write_synthetic_scenes(const std::string& dir, int n, uint32_t seed) {
-  EDGEQ_CHECK(n > 0, "the number of scenes must be positive");
+  check_option("n", n, ranges::kFrames);
   ensure_dir(dir);
   std::vector<std::string> paths;
   for (int i = 0; i < n; ++i) {

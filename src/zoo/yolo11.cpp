@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/option_range.h"
 #include "zoo/coco_names.h"
 #include "zoo/probe.h"
 #include "zoo/ultra_builder.h"
@@ -130,8 +131,8 @@ Graph build_yolo11(const std::string& name, int64_t imgsz) {
     for (const auto& n : zoo_model_names()) valid += (valid.empty() ? "" : ", ") + n;
     fail("unknown zoo model '", name, "' (valid names: ", valid, ")");
   }
-  EDGEQ_CHECK(imgsz >= 64 && imgsz <= 1280 && imgsz % 32 == 0,
-              "zoo image size must be a multiple of 32 from 64 to 1280, got ", imgsz);
+  check_option("imgsz", imgsz, ranges::kImgsz);
+  EDGEQ_CHECK(imgsz % 32 == 0, "imgsz: ", imgsz, " is not a multiple of 32");
   Graph g;
   g.name = "main_graph";
   g.ir_version = 8;
