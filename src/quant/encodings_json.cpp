@@ -269,7 +269,8 @@ void save_encodings(const EncodingSet& set, const std::string& path, const std::
 }
 
 EncodingSet load_encodings(const std::string& path) {
-  return encodings_from_json(read_file(path, kMaxTextBytes), "encodings file " + path);
+  const std::string what = "encodings file " + path;
+  return encodings_from_json(read_json_file(path, kMaxTextBytes, what), what);
 }
 
 }  // namespace edgeq
