@@ -87,12 +87,9 @@ Form form_of(std::string_view head) {
   const auto b = static_cast<unsigned char>(head[0]);
   const bool map = (b >= 0xA0 && b <= 0xBB) || b == 0xBF;  // CBOR major type 5
   const size_t key = 1 + (b >= 0xB8 && b <= 0xBB ? size_t{1} << (b - 0xB8) : 0);
-  return map && head.size() >= key + 7 &&
-                 head.substr(key, 7) ==
-                     "\x66"
-                     "format"
-             ? Form::kCbor
-             : Form::kOther;
+  // 0x66 ('f') heads a 6-byte text string
+  return map && head.size() >= key + 7 && head.substr(key, 7) == "fformat" ? Form::kCbor
+                                                                           : Form::kOther;
 }
 
 [[noreturn]] void not_stats(const std::string& path) {
