@@ -122,15 +122,24 @@ int main(int argc, char** argv) {
   seed_truncated("fuzz_encodings", "tiny_1.0.0.json", encodings_to_json(enc, "1.0.0"));
   seed("fuzz_encodings", "tiny_0.6.1.json", encodings_to_json(enc, "0.6.1"));
 
-  seed("fuzz_labels", "detect.txt", "0 0.5 0.5 0.25 0.5\n16 0.1 0.2 0.05 0.05\n");
-  seed(
-      "fuzz_labels", "pose.txt", "0 0.5 0.5 0.4 0.8 " + [] {
-        std::string k;
-        for (int i = 0; i < 17; ++i) k += "0.5 0.4 " + std::to_string(i % 3) + " ";
-        return k;
-      }() + "\n");
-  seed("fuzz_labels", "blank_lines.txt", "\n0 0.5 0.5 0.25 0.5\n\n");
-  seed("fuzz_labels", "cut.txt", "0 0.5 0.5 0.2");
+  // Label seeds start with the model the harness checks them against: classes, keypoints.
+  const std::string coco_detect("\x50\x00", 2), one_pose("\x01\x11", 2), none("\x00\x00", 2);
+  seed("fuzz_labels", "detect.txt", coco_detect + "0 0.5 0.5 0.25 0.5\n16 0.1 0.2 0.05 0.05\n");
+  const std::string pose = "0 0.5 0.5 0.4 0.8 " + [] {
+    std::string k;
+    for (int i = 0; i < 17; ++i) k += "0.5 0.4 " + std::to_string(i % 3) + " ";
+    return k;
+  }() + "\n";
+  seed("fuzz_labels", "pose.txt", one_pose + pose);
+  seed("fuzz_labels", "pose_any_model.txt", none + pose);
+  seed("fuzz_labels", "pose_xy.txt",
+       std::string("\x01\x02", 2) + "0 0.5 0.5 0.4 0.8 0.1 0.2 0.3 0.4\n");
+  seed("fuzz_labels", "bom.txt",
+       coco_detect +
+           "\xEF\xBB\xBF"
+           "3 0.5 0.5 0.25 0.5\n");
+  seed("fuzz_labels", "blank_lines.txt", none + "\n0 0.5 0.5 0.25 0.5\n\n");
+  seed("fuzz_labels", "cut.txt", one_pose + "0 0.5 0.5 0.2");
 
   // Command lines for the option parser, one per subcommand and one of bad numbers: the
   // arguments joined by NUL, as fuzz_options splits them.

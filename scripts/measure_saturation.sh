@@ -53,7 +53,7 @@ const j = JSON.parse(require("fs").readFileSync(process.argv[1]));
 const d = j.detections;
 const pts = (k) => j.labels && j.labels.ref[k] ? ((j.labels.ref[k].map50_95 - j.labels.test[k].map50_95) * 100).toFixed(2) : "-";
 const px = (k) => (d.matched > 0 && d[k] ? d[k].mean.toFixed(2) : "-");
-console.log(`| ${process.argv[2]} | ${process.argv[3]} | ${(100 * d.match_rate).toFixed(1)}% (${d.matched}/${d.ref}) | ` +
+console.log(`| ${process.argv[2]} | ${process.argv[3]} | ${d.match_rate === null ? "none" : (100 * d.match_rate).toFixed(1) + "%"} (${d.matched}/${d.ref}) | ` +
             `${px("box_px")} | ${px("keypoint_px")} | ${pts("pose")} | ${pts("box")} |`);
 ' "$1" "$2" "$3" >> "$OUT/table.md"
 }

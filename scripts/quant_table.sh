@@ -71,7 +71,7 @@ const [a, b] = [process.argv[1], process.argv[2]].map((p) => JSON.parse(require(
 const both = (f) => `${f(a)} / ${f(b)}`;
 const pts = (j, k) => j.labels && j.labels.ref[k] ? ((j.labels.ref[k].map50_95 - j.labels.test[k].map50_95) * 100).toFixed(2) : "-";
 const px = (j, k, digits = 2) => (j.detections.matched > 0 && j.detections[k] ? j.detections[k].mean.toFixed(digits) : "-");
-const match = (j) => `${(100 * j.detections.match_rate).toFixed(1)}% (${j.detections.matched}/${j.detections.ref})`;
+const match = (j) => `${j.detections.match_rate === null ? "none" : (100 * j.detections.match_rate).toFixed(1) + "%"} (${j.detections.matched}/${j.detections.ref})`;
 const m = a.detections.matched + b.detections.matched, r = a.detections.ref + b.detections.ref;
 const signed = (v) => { const s = v.toFixed(3).replace(/^-(0\.0+)$/, "$1"); return /^(-|0\.0+$)/.test(s) ? s : "+" + s; };
 const bias = (j) => (j.detections.matched > 0 ? signed(j.detections.score_bias) : "-");

@@ -217,5 +217,53 @@ TEST_F(CompareCliBadInput, MissingLabelsFolder) {
   EXPECT_NE(r.err.find("labels folder not found"), std::string::npos) << r.err;
 }
 
+// Issue 46: with neither model detecting anything, compare reported a match rate of 100 %. There
+// is nothing to match: the match rate is none (JSON null) with a notice, in the table and the JSON.
+TEST_F(CompareCliBadInput, NoDetectionsOnEitherSideHaveNoMatchRate) {
+  const std::string& d = *dir_;
+  const std::string out = test::temp_dir("cmp_none");
+  cv::imwrite(out + "/gray.jpg", cv::Mat(120, 160, CV_8UC3, cv::Scalar(114, 114, 114)));
+  auto r =
+      test::run_cli("compare --ref '" + d + "/det.onnx' --test '" + d + "/det.onnx' --images '" +
+                    out + "/gray.jpg' --conf 0.999 --json '" + out + "/r.json'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("reference 0, test 0, matched 0 (match rate none)"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("100.0%"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("notice: neither model detected anything"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("notice: neither model detected anything"), std::string::npos) << r.err;
+  const auto j = nlohmann::json::parse(read_file(out + "/r.json"));
+  EXPECT_TRUE(j["detections"]["match_rate"].is_null()) << j["detections"];
+  EXPECT_NE(j["detections"]["notice"].get<std::string>().find("no match rate"), std::string::npos);
+}
+
+// Issue 46: class 5 on a 1-class pose model scored mAP 0 without a word. Labels are checked
+// against the model before any image runs: one line naming the file and the line.
+TEST_F(CompareCliBadInput, LabelsAreCheckedAgainstTheModel) {
+  const std::string d = test::temp_dir("cmp_label_values");
+  ensure_dir(d + "/ds/images");
+  ensure_dir(d + "/ds/labels");
+  cv::imwrite(d + "/ds/images/a.jpg", cv::Mat(120, 160, CV_8UC3, cv::Scalar(30, 90, 150)));
+  const std::string base = "compare --ref '" + *dir_ + "/pose.onnx' --test '" + *dir_ +
+                           "/pose.onnx' --images '" + d + "/ds/images' --json '" + d + "/r.json'";
+  const std::pair<std::string, std::string> cases[] = {
+      {"0 0.5 0.5 0.2 0.2\n5 0.5 0.5 0.2 0.2\n",
+       "labels/a.txt:2: class 5 is not a class of the model, which has 1 class (0)"},
+      {"0 0.5 0.5 0.2 0.2 0.1 0.1 2 0.2 0.2 2\n",
+       "labels/a.txt:1: 6 keypoint values, but the model's objects have 17 keypoints"},
+      {"0 0.5 -0.5 0.2 0.2\n", "labels/a.txt:1: box centre (0.5, -0.5) is outside the image"},
+  };
+  for (const auto& [text, needle] : cases) {
+    write_file_atomic(d + "/ds/labels/a.txt", text);
+    test::expect_refusal(test::run_cli(base), needle, d + "/r.json");
+  }
+  write_file_atomic(d + "/ds/labels/a.txt",
+                    "\xEF\xBB\xBF"
+                    "0 0.5 0.5 0.2 0.2\n");  // a BOM
+  auto r = test::run_cli(base);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(read_file(d + "/r.json"))["labels"]["ref"]["box"]["labels"], 1);
+}
+
 }  // namespace
 }  // namespace edgeq

@@ -16,9 +16,11 @@
 
 #include "cli_util.h"
 #include "core/file_io.h"
+#include "ir/onnx_io.h"
 #include "test_util.h"
 #include "vision/image_io.h"
 #include "vision/scene_video.h"
+#include "zoo/yolo11.h"
 
 namespace edgeq {
 namespace {
@@ -208,6 +210,66 @@ TEST(DeployRunCli, FrameCountsInHeadersAreNotTrusted) {
     EXPECT_EQ(rep["frames"], 11) << declared;
     EXPECT_EQ(rep["skipped"], 1) << declared;
   }
+}
+
+// Keeps an MJPG AVI up to (not including) frame `k`: a file cut short, its header still
+// declaring every frame.
+void cut_before_frame(const std::string& path, int k) {
+  const std::string bytes = read_file(path);
+  int seen = 0;
+  for (size_t p = bytes.find("00dc"); p != std::string::npos; p = bytes.find("00dc", p + 1)) {
+    if (p + 10 > bytes.size() || static_cast<unsigned char>(bytes[p + 8]) != 0xFF) continue;
+    if (seen++ == k) {
+      write_file_atomic(path, bytes.substr(0, p));
+      return;
+    }
+  }
+  FAIL() << "no frame " << k << " in " << path;
+}
+
+// Issue 46: an AVI cut short (15 of 20 frames) or with 18 corrupt trailing frames reported
+// "skipped 0" and nothing else. The frames the header declares and never came are reported as
+// missing: a warning, the summary line and the report (the two cases read alike through OpenCV:
+// every read fails from there on).
+TEST(DeployRunCli, VideosEndingBeforeTheirDeclaredFramesAreReported) {
+  const Fixture& fx = fixture();
+  const std::string model = fx.dir + "/zoo160.onnx";  // what it detects does not matter here
+  save_onnx(build_yolo11("yolo11n-pose", 160), model);
+  for (const bool cut : {true, false}) {
+    const std::string name = cut ? "cut" : "corrupt_end";
+    const std::string v = video(name + ".avi", 20);
+    if (cut)
+      cut_before_frame(v, 15);
+    else
+      for (int k = 19; k >= 2; --k) corrupt_frame(v, k);  // from the end: frames count by content
+    const int frames = cut ? 15 : 2;
+    const std::string d = fx.dir + "/" + name;
+    auto r = test::run_cli("run --model " + test::shell_quote(model) + " --image " +
+                           test::shell_quote(v) + " --report " + test::shell_quote(d + "/r.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto rep = nlohmann::json::parse(read_file(d + "/r.json"));
+    EXPECT_EQ(rep["frames"], frames) << name;
+    EXPECT_EQ(rep["declared_frames"], 20) << name;
+    EXPECT_EQ(rep["missing_frames"], 20 - frames) << name;
+    const std::string said = "missing " + std::to_string(20 - frames) + " of the 20 frames";
+    EXPECT_NE(r.out.find(said), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("ended at frame " + std::to_string(frames) +
+                         " (nothing decodable in the next 25 reads) although its header declares "
+                         "20 frames: " +
+                         std::to_string(20 - frames) + " missing"),
+              std::string::npos)
+        << r.err;
+  }
+  // A complete video: nothing missing.
+  const std::string v = video("whole.avi", 6);
+  auto r =
+      test::run_cli("run --model " + test::shell_quote(model) + " --image " + test::shell_quote(v) +
+                    " --report " + test::shell_quote(fx.dir + "/whole/r.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rep = nlohmann::json::parse(read_file(fx.dir + "/whole/r.json"));
+  EXPECT_EQ(rep["missing_frames"], 0);
+  EXPECT_EQ(rep["declared_frames"], 6);
+  EXPECT_EQ(r.out.find("missing"), std::string::npos) << r.out;
 }
 
 TEST(DeployRunCli, VideoThatCannotBeOpenedIsOneLineAndWritesNothing) {

@@ -191,7 +191,7 @@ TEST(EvalDetectionDiff, CountsAndPixelErrors) {
   EXPECT_EQ(d.matched, 1);
   EXPECT_EQ(d.extra, 1);
   EXPECT_EQ(d.missing, 2);
-  EXPECT_NEAR(d.match_rate, 1.0 / 3.0, 1e-12);
+  EXPECT_NEAR(d.match_rate.value(), 1.0 / 3.0, 1e-12);
   EXPECT_EQ(d.box_px.count, 2);
   EXPECT_NEAR(d.box_px.mean, 5.0, 1e-5);
   EXPECT_EQ(d.kpt_px.count, 1);
@@ -213,10 +213,14 @@ TEST(EvalDetectionDiff, ScoreBiasKeepsTheSignThatTheShiftDrops) {
   EXPECT_EQ(none.result().score_bias, 0.0);  // no matched pair: no bias, not NaN
 }
 
-TEST(EvalDetectionDiff, NothingOnEitherSideIsPerfect) {
+// Nothing on either side has nothing to match: no match rate (it used to read 100 %), and a notice
+// that says why; a test detection alone makes it 0.
+TEST(EvalDetectionDiff, NothingOnEitherSideHasNoMatchRate) {
   DetectionDiffAccumulator acc;
   acc.add({}, {});
-  EXPECT_EQ(acc.result().match_rate, 1.0);
+  EXPECT_FALSE(acc.result().match_rate.has_value());
+  EXPECT_NE(match_rate_notice(acc.result()).find("neither model detected anything"),
+            std::string::npos);
   acc.add({}, {det(0, 0, 1, 1, 0.5f)});
   EXPECT_EQ(acc.result().match_rate, 0.0);
   EXPECT_EQ(acc.result().extra, 1);

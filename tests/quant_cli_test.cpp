@@ -242,6 +242,27 @@ TEST(QuantCli, ShardedCalibrationMergedGivesTheSameModelBytes) {
   EXPECT_TRUE(a == b) << "one pass and merged shards gave different QDQ models";
   // The shard sizes: 8 sampled images (or fewer), every 2nd.
   EXPECT_NE(m.out.find("8 images"), std::string::npos) << m.out;
+  // The statistics themselves: one pass's bytes (the sample they record included).
+  EXPECT_TRUE(read_file(d + "/merged.stats") == read_file(full_stats()));
+
+  // Issue 46: a shard merged twice (or with its copy) counted its images twice, and shards of
+  // another --seed or --n merged silently. Each is refused now, one line, nothing written.
+  fs::copy_file(d + "/s0.stats", d + "/s0_copy.stats");
+  const std::string bad = d + "/bad.stats";
+  auto merge = [&](const std::string& a, const std::string& b) {
+    return test::run_cli("stats merge " + test::shell_quote(a) + " " + test::shell_quote(b) +
+                         " -o " + test::shell_quote(bad));
+  };
+  test::expect_refusal(merge(d + "/s0.stats", d + "/s0_copy.stats"), "shard 0/2 is in both", bad);
+  test::expect_refusal(merge(d + "/merged.stats", d + "/s1.stats"), "4 images are in both", bad);
+  for (const std::string other : {"--seed 1 --n 8", "--seed 0 --n 9"}) {
+    const std::string o = d + "/other.stats";
+    auto r = test::run_cli("calibrate --model " + test::shell_quote(fx.model) + " --images " +
+                           test::shell_quote(fx.images) + " " + other + " --shard 1/8 --out " +
+                           test::shell_quote(o));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    test::expect_refusal(merge(d + "/s0.stats", o), "cannot merge stats of different samples", bad);
+  }
 }
 
 // The stats file does not depend on how many images are calibrated at once (each worker's

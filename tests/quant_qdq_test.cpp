@@ -12,6 +12,7 @@
 #include "quant/activation_encodings.h"
 #include "quant/qdq_export.h"
 #include "quant/qdq_import.h"
+#include "quant/quantize_model.h"
 #include "runtime/executor.h"
 #include "test_util.h"
 
@@ -379,6 +380,42 @@ TEST(QuantQdq, ConstantNodeSourcesAndOpsetUpgrade) {
   EXPECT_LE(
       test::max_abs_diff(ex.run({{"images", x}}).at("out"), fp.run({{"images", x}}).at("out")),
       0.01);
+}
+
+// Issue 46: a range of [0, 1e-38] became scale 1 without a word (every value quantized to 0). An
+// override that narrow is refused naming the value; a calibrated one is encoded and named in the
+// warnings (QuantizedModel::warnings: the library's channel for them).
+TEST(QuantQdq, RangesNarrowerThanAFloatStepAreNamed) {
+  EXPECT_TRUE(range_below_float_step(0, 1e-38, 8, false, false));
+  EXPECT_TRUE(range_below_float_step(-1e-38, 0, 16, true, true));
+  EXPECT_FALSE(range_below_float_step(0, 0, 8, false, false));  // always 0: scale 1 is exact
+  EXPECT_FALSE(range_below_float_step(0, 1e-30, 8, false, false));
+  Graph g = small_graph();
+  Stats s = calibrate(g, inputs(2, 4));
+  QuantConfig c = config_for_scheme("w8a8");
+  c.overrides = parse_overrides(R"({"s": {"min": 0, "max": 1e-38}})", "ov");
+  try {
+    quantize(g, s, c);
+    ADD_FAILURE() << "a range of [0, 1e-38] was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("overrides: value 's'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("[0, 1e-38] is narrower than 8-bit codes can step"),
+              std::string::npos)
+        << e.what();
+  }
+  Stats tiny = s;
+  const float v[2] = {0.0f, 1e-38f};
+  tiny.values.at("s") = Histogram();
+  tiny.values.at("s").add(v, 2);
+  const QuantConfig plain = config_for_scheme("w8a8");
+  const QuantPlan plan =
+      plan_quantization(g, plain, [&](const std::string& n) { return tiny.values.count(n) != 0; });
+  const QdqModel q = quantize_model(g, plan, tiny, plain);
+  ASSERT_EQ(q.warnings.size(), 1u);
+  EXPECT_NE(q.warnings[0].find("value 's'"), std::string::npos) << q.warnings[0];
+  EXPECT_NE(q.warnings[0].find("encoded with scale 1"), std::string::npos) << q.warnings[0];
+  EXPECT_EQ(q.encodings.activations.at("s").channels.at(0).scale, 1.0f);
+  EXPECT_TRUE(quantize_model(g, plan, s, plain).warnings.empty());
 }
 
 }  // namespace edgeq

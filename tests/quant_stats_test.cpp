@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -12,7 +13,10 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/npy.h"
 #include "core/sha256.h"
+#include "ir/onnx_io.h"
+#include "quant/encodings_json.h"
 #include "quant/histogram.h"
 #include "quant/stats.h"
 #include "test_util.h"
@@ -468,4 +472,139 @@ TEST(QuantStats, LoadRejectsMalformedFiles) {
   EXPECT_THROW(load_stats(temp_path("does_not_exist.stats")), Error);
 }
 
+}  // namespace edgeq
+
+namespace edgeq {
+namespace {
+
+// Stats of `images` (names hashed as their contents) as calibrate records them: shard i of n of
+// the sample (seed, n).
+Stats shard_stats(std::vector<std::string> images, int index, int count, uint64_t seed = 0,
+                  uint64_t n = 8) {
+  Stats s;
+  s.model_sha256 = sha256_hex("model");
+  s.preprocessing = "letterbox 64x64";
+  StatsSample sample;
+  sample.seed = seed;
+  sample.n = n;
+  sample.shard_count = count;
+  sample.shards = {index};
+  for (const std::string& im : images) {
+    const float x = static_cast<float>(im.size());
+    s.values["v"].add(&x, 1);
+    s.images++;
+    sample.images.push_back(sha256_hex(im));
+  }
+  normalize_sample(sample);
+  s.sample = sample;
+  return s;
+}
+
+// Issue 46: `stats merge s0 s0` (or a copy of a shard) counted its images twice, and shards of
+// another --seed or --n merged silently. Stats record their sample now: the same shard twice,
+// an image in both, another seed, n or split, or stats without a sample beside ones with, are
+// refused; the shards of one sample merge to what one pass over all of it records.
+TEST(QuantStats, MergeRefusesDuplicatesAndOtherSamples) {
+  const Stats s0 = shard_stats({"a", "bb"}, 0, 2), s1 = shard_stats({"ccc", "dddd"}, 1, 2);
+  const Stats merged = merge_stats(s0, s1);
+  ASSERT_TRUE(merged.sample.has_value());
+  EXPECT_TRUE(*merged.sample == *shard_stats({"a", "bb", "ccc", "dddd"}, 0, 1).sample);
+  EXPECT_EQ(merged.sample->shard_count, 1);  // every shard: written as one pass
+  expect_merge_error(s0, s0, "shard 0/2 is in both");
+  expect_merge_error(merged, s1, "2 images are in both");
+  expect_merge_error(s0, shard_stats({"e"}, 1, 2, 7), "different samples (seed 0 n 8 vs seed 7");
+  expect_merge_error(s0, shard_stats({"e"}, 1, 2, 0, 9), "different samples");
+  expect_merge_error(s0, shard_stats({"e"}, 1, 4), "split in different ways");
+  expect_merge_error(shard_stats({"a"}, 0, 3), shard_stats({"a"}, 1, 3), "1 image is in both");
+  Stats old = s1;
+  old.sample.reset();
+  expect_merge_error(s0, old, "before stats version 3");
+  Stats a = s0;
+  EXPECT_THROW(merge_into(a, s0), Error);
+  EXPECT_EQ(a.images, 2);  // left as it was
+  // Partial merges keep the shards apart: 0 and 1 of 3, then 2 completes the sample.
+  const Stats t01 = merge_stats(shard_stats({"a"}, 0, 3), shard_stats({"b"}, 1, 3));
+  EXPECT_EQ(t01.sample->shards, (std::vector<int>{0, 1}));
+  expect_merge_error(t01, shard_stats({"c"}, 1, 3), "shard 1/3 is in both");
+  EXPECT_EQ(merge_stats(t01, shard_stats({"c"}, 2, 3)).sample->shard_count, 1);
+}
+
+// The sample round trips through both file forms; files of version 2 (no sample) still load,
+// and a sample that does not add up is refused naming the file.
+TEST(QuantStats, SampleRoundTripsAndOldFilesLoad) {
+  Stats s = shard_stats({"a", "bb", "ccc"}, 1, 4, 0xFFFFFFFFFFFFFFFFull, 1000);
+  for (const std::string ext : {".stats", ".json"}) {
+    save_stats(s, temp_path("sample" + ext));
+    const Stats back = load_stats(temp_path("sample" + ext));
+    ASSERT_TRUE(back.sample.has_value()) << ext;
+    EXPECT_TRUE(*back.sample == *s.sample) << ext;
+  }
+  const std::string jp = temp_path("sample.json");
+  nlohmann::json j = nlohmann::json::parse(read_file(jp));
+  EXPECT_EQ(j["version"], 3);
+  j["version"] = 2;
+  j.erase("sample");
+  write_file_atomic(jp, j.dump());
+  EXPECT_FALSE(load_stats(jp).sample.has_value());
+  for (auto [field, value] : {std::pair<const char*, nlohmann::json>{"shards", {4}},
+                              {"shards", nlohmann::json::array()},
+                              {"image_sha256", {"a", "b", "c"}},
+                              {"image_sha256", nlohmann::json::array()},
+                              {"seed", -1}}) {
+    save_stats(s, jp);
+    j = nlohmann::json::parse(read_file(jp));
+    j["sample"][field] = value;
+    write_file_atomic(jp, j.dump());
+    try {
+      load_stats(jp);
+      ADD_FAILURE() << field << " = " << value.dump() << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(jp), std::string::npos) << e.what();
+    }
+  }
+}
+
+// Issue 46: a 3.9 GB sparse file was read whole before "neither CBOR nor JSON". Stats, .npy, ONNX
+// and JSON files are known by their first bytes now: such a file is refused having read a few KiB.
+TEST(QuantStats, ForeignFilesAreRefusedFromTheirFirstBytes) {
+  const std::string big = temp_path("sparse.stats");
+  {
+    std::FILE* f = std::fopen(big.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fclose(f);
+  }
+  std::filesystem::resize_file(big, 3900ull << 20);  // sparse: no blocks on disk
+  auto read_bytes = [] {  // this process's bytes read so far (/proc/self/io rchar)
+    std::string io = read_file("/proc/self/io", 4096);
+    return std::stoull(io.substr(io.find("rchar:") + 6));
+  };
+  for (const char* what : {"stats", "npy", "onnx", "encodings"}) {
+    if (std::string(what) == "encodings")  // under its 256 MiB limit
+      std::filesystem::resize_file(big, 200ull << 20);
+    const uint64_t before = read_bytes();
+    try {
+      if (std::string(what) == "stats") load_stats(big);
+      if (std::string(what) == "npy") load_npy(big);
+      if (std::string(what) == "onnx") load_onnx(big);
+      if (std::string(what) == "encodings") load_encodings(big);
+      ADD_FAILURE() << what << ": a file of zeros was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(big), std::string::npos) << e.what();
+    }
+    EXPECT_LT(read_bytes() - before, 1u << 20) << what << " read the file whole";
+  }
+  std::filesystem::remove(big);
+  // A CBOR map that is not ours, and a truncated stats file of ours, are still told apart.
+  Stats s = shard_stats({"a"}, 0, 1);
+  save_stats(s, temp_path("ok.stats"));
+  const std::string ok = read_file(temp_path("ok.stats"));
+  write_file_atomic(temp_path("cut.stats"), ok.substr(0, ok.size() / 2));
+  EXPECT_THROW(load_stats(temp_path("cut.stats")), Error);
+  EXPECT_TRUE(load_stats(temp_path("ok.stats")).sample.has_value());
+  const std::vector<uint8_t> other = nlohmann::json::to_cbor({{"alpha", 1}, {"format", "x"}});
+  write_file_atomic(temp_path("other.stats"), std::string(other.begin(), other.end()));
+  EXPECT_THROW(load_stats(temp_path("other.stats")), Error);
+}
+
+}  // namespace
 }  // namespace edgeq

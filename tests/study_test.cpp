@@ -148,8 +148,7 @@ TEST(StudyCli, EveryModelArmAndSchemeHasARun) {
 TEST(StudyCli, DataValidatesAgainstTheSchema) {
   StudyFixture& fx = fixture();
   REQUIRE_STUDY(fx);
-  const nlohmann::json schema =
-      load_json(test::source_dir() + "/data/study.schema.json");
+  const nlohmann::json schema = load_json(test::source_dir() + "/data/study.schema.json");
   for (const nlohmann::json* d : {&fx.first, &fx.third}) {
     const auto errors = test::validate_json_schema(schema, *d);
     EXPECT_TRUE(errors.empty()) << errors.size() << " errors, first: " << errors[0];
@@ -159,8 +158,7 @@ TEST(StudyCli, DataValidatesAgainstTheSchema) {
 TEST(StudyCli, SchemaValidatorCatchesViolations) {
   StudyFixture& fx = fixture();
   REQUIRE_STUDY(fx);
-  const nlohmann::json schema =
-      load_json(test::source_dir() + "/data/study.schema.json");
+  const nlohmann::json schema = load_json(test::source_dir() + "/data/study.schema.json");
   nlohmann::json d = fx.third;
   d["runs"][0].erase("latency_ms");
   d["runs"][1]["arm"] = "D";
@@ -396,6 +394,29 @@ TEST(StudyCache, DamagedEntriesAreRejectedWithAReason) {
   EXPECT_FALSE(cache.load("cut", key, ".onnx", &why).has_value());
   EXPECT_NE(why.find("missing"), std::string::npos) << why;
   const std::string entry = cache.path("cut", key, ".json");
+  // Issue 46: only artifacts were hashed, so an edited result was reused (a number) or aborted
+  // the study with a bare nlohmann type_error (a string). Entries are hashed whole now.
+  const std::string doctor = cache.path("doctor", key, ".json");
+  for (const nlohmann::json& edited : {nlohmann::json(0.25), nlohmann::json("0.5")}) {
+    cache.save("doctor", key, {{"rel_l2", 0.5}});
+    ASSERT_TRUE(cache.load("doctor", key, "", &why).has_value()) << why;
+    nlohmann::json e = nlohmann::json::parse(read_file(doctor));
+    e["result"]["rel_l2"] = edited;
+    write_file_atomic(doctor, e.dump());
+    EXPECT_FALSE(cache.load("doctor", key, "", &why).has_value()) << edited;
+    EXPECT_NE(why.find("changed since it was written (SHA-256 differs)"), std::string::npos) << why;
+    e.erase("sha256");  // as an older edgeq wrote it
+    write_file_atomic(doctor, e.dump());
+    EXPECT_FALSE(cache.load("doctor", key, "", &why).has_value());
+    EXPECT_NE(why.find("no SHA-256 of the entry recorded"), std::string::npos) << why;
+  }
+  {  // a key of another type
+    nlohmann::json e = nlohmann::json::parse(read_file(doctor));
+    e["key"] = 7;
+    write_file_atomic(doctor, e.dump());
+    EXPECT_FALSE(cache.load("doctor", key, "", &why).has_value());
+    EXPECT_NE(why.find("not an entry for this step"), std::string::npos) << why;
+  }
   write_file_atomic(entry, read_file(entry).substr(0, 20));  // a truncated entry
   EXPECT_FALSE(cache.load("cut", key, "", &why).has_value());
   EXPECT_NE(why.find("not valid JSON"), std::string::npos) << why;
@@ -428,9 +449,24 @@ TEST(StudyCli, TruncatedCacheEntriesAreComputedAgain) {
     }
   }
   ASSERT_EQ(truncated, 2);
+  // A compare entry whose numbers were edited: a metric as a string (it aborted the study with a
+  // bare nlohmann type_error) and one changed (it was reused).
+  int edited = 0;
+  for (const auto& e : fs::directory_iterator(dir + "/out/cache")) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("compare-", 0) != 0 || e.path().extension() != ".json") continue;
+    nlohmann::json j = load_json(e.path().string());
+    nlohmann::json& out0 = j["result"]["outputs"][0];
+    out0["rel_l2"] = edited++ % 2 ? nlohmann::json(0.0) : nlohmann::json("0.1");
+    write_file_atomic(e.path().string(), j.dump());
+  }
+  ASSERT_GE(edited, 1);
   r = run_cli(cmd);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("were written; computing it again"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("changed since it was written (SHA-256 differs); computing it again"),
+            std::string::npos)
+      << r.err;
   const nlohmann::json second = load_json(dir + "/out/data.json");
   EXPECT_EQ(second["runs"][0]["metrics"], first["runs"][0]["metrics"]);
 }

@@ -4,8 +4,8 @@
 #include <filesystem>
 
 #include "core/error.h"
-#include "vision/labels.h"
 #include "test_util.h"
+#include "vision/labels.h"
 
 namespace edgeq {
 namespace {
@@ -67,6 +67,65 @@ TEST(VisionLabels, ErrorsNameFileAndLine) {
 
   e = error_of("0 0.5 0.5 0.2 0.4 1e999\n");  // 6 numbers and an overflow
   EXPECT_NE(e.find("x.txt:1:"), std::string::npos) << e;
+}
+
+std::string error_for(const std::string& text, const LabelSchema& schema) {
+  try {
+    parse_yolo_labels(text, 100, 200, "x.txt", schema);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Issue 46: visibility -3 or 7, negative centres and zero sizes were accepted, and a class the
+// model does not have gave mAP 0 without a word. Each is one line naming file and line now.
+TEST(VisionLabels, ValuesAreCheckedAgainstTheModel) {
+  const LabelSchema pose{1, 2};  // one class, two keypoints
+  const std::string ok = "0 0.5 0.5 0.2 0.4 0.1 0.2 2 0.3 0.4 0\n";
+  EXPECT_EQ(error_for(ok, pose), "");
+  EXPECT_EQ(error_for("0 0 1 1e-6 1\n", {}), "");  // the edges and the smallest box
+  const std::pair<std::string, std::string> bad[] = {
+      {"0 0.5 0.5 0.2 0.4\n5 0.5 0.5 0.2 0.4\n",
+       "x.txt:2: class 5 is not a class of the model, which has 1 class (0)"},
+      {"0 0.5 0.5 0.2 0.4 0.1 0.2 -3 0.3 0.4 2\n", "x.txt:1: keypoint 0 has visibility -3"},
+      {"0 0.5 0.5 0.2 0.4 0.1 0.2 2 0.3 0.4 7\n", "x.txt:1: keypoint 1 has visibility 7"},
+      {"0 -0.1 0.5 0.2 0.4\n", "x.txt:1: box centre (-0.1, 0.5) is outside the image"},
+      {"0 0.5 1.5 0.2 0.4\n", "box centre (0.5, 1.5)"},
+      {"0 0.5 0.5 0 0.4\n", "x.txt:1: box width and height must be positive"},
+      {"0 0.5 0.5 0.2 1e-9\n", "must be positive"},
+      {"0 0.5 0.5 0.2 0.4 0.1 0.2 2\n",
+       "x.txt:1: 3 keypoint values, but the model's objects have 2"},
+  };
+  for (const auto& [text, needle] : bad) {
+    const std::string e = error_for(text, pose);
+    EXPECT_NE(e.find(needle), std::string::npos) << text << " -> " << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  }
+  EXPECT_NE(error_for("3 0.5 0.5 0.2 0.4\n", {3, 0}).find("has 3 classes (0..2)"),
+            std::string::npos);
+  EXPECT_EQ(error_for("3 0.5 0.5 0.2 0.4\n", {}), "");  // no model: any class
+  // With the model's keypoint count known, 5 + 2k numbers are k keypoints of x y (not 2k/3 of
+  // x y v): 2 keypoints in 4 values.
+  const auto xy = parse_yolo_labels("0 0.5 0.5 0.2 0.4 0.1 0.2 0.3 0.4\n", 100, 200, "x", {1, 2});
+  ASSERT_EQ(xy.at(0).kpts.size(), 2u);
+  EXPECT_FLOAT_EQ(xy[0].kpts[1].y, 80);
+}
+
+// Issue 46: a byte order mark at the start of a label file (Windows editors write one) gave
+// "'\ufeff0' is not a number"; it is skipped.
+TEST(VisionLabels, ByteOrderMarkIsSkipped) {
+  const auto l = parse_yolo_labels(
+      "\xEF\xBB\xBF"
+      "0 0.5 0.5 0.2 0.4\n",
+      100, 200, "x.txt");
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].cls, 0);
+  // Only at the start: elsewhere it is a character that is no number.
+  EXPECT_NE(error_of("0 0.5 0.5 0.2 0.4\n\xEF\xBB\xBF"
+                     "0 0.5 0.5 0.2 0.4\n")
+                .find("x.txt:2:"),
+            std::string::npos);
 }
 
 TEST(VisionLabels, MissingFileMeansNoObjects) {

@@ -23,7 +23,7 @@ def main(n_model, s_model, calib, test, out, schemes="w8a16,w8a8", arms="A,B,C")
         m = r["metrics"]
         det = m.get("detections", {})
         rel_l2 = max(o["rel_l2"] for o in m["outputs"])
-        match = f"{det['match_rate']:.1%}" if "match_rate" in det else "-"
+        match = f"{det['match_rate']:.1%}" if det.get("match_rate") is not None else "-"
         box = f"{det['box_px_mean']:.2f}" if "box_px_mean" in det else "-"
         print(f"{r['model']:<16} {r['arm']:<3} {r['scheme']:<12} {match:>6} {box:>7} "
               f"{rel_l2:>8.2e} {r['latency_ms']['fp32']:>8.1f} {r['latency_ms']['quantized']:>8.1f}")

@@ -3,6 +3,7 @@
 // box / pose mAP for both. What `edgeq compare` runs and prints.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,9 @@ struct CompareReport {
   bool detections = false;      // the models have a YOLO head output (the fields below apply)
   bool pose = false;
   int64_t ref_detections = 0, test_detections = 0, matched = 0, extra = 0, missing = 0;
-  double match_rate = 1;          // matched / reference detections
+  // matched / reference detections; none (Python None, JSON null) when neither model detected
+  // anything: there was nothing to match, which is no 100 %.
+  std::optional<double> match_rate;
   double box_px = 0, kpt_px = 0;  // mean corner / keypoint distance of matched pairs, pixels
   double score_abs = 0, score_bias = 0;
   bool labelled = false;  // mAP below was computed

@@ -43,6 +43,9 @@ struct DetectOptions {
 
 struct DetectReport {
   size_t frames = 0, detections = 0, skipped = 0, dropped = 0;
+  // Frames a video's header declares that it never gave: the file is cut short, or its last
+  // frames are corrupt (the two read alike); 0 for images and complete videos.
+  size_t missing = 0;
   bool interrupted = false;
   double fps = 0;                    // frames per second, end to end
   std::vector<std::string> notices;  // what the planner chose to tell

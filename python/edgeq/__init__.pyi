@@ -77,7 +77,7 @@ class CompareReport:
     matched: int
     extra: int
     missing: int
-    match_rate: float
+    match_rate: Optional[float]
     box_px: float
     kpt_px: float
     score_abs: float
@@ -149,6 +149,7 @@ class DetectReport:
     frames: int
     detections: int
     skipped: int
+    missing: int
     dropped: int
     interrupted: bool
     fps: float

@@ -45,12 +45,14 @@ void bind_detect(py::module_& m) {
   using R = DetectReport;
   py::class_<R>(m, "DetectReport", R"doc(What edgeq.detect() did.
 
-frames, detections, skipped (unreadable), dropped (drop_late), interrupted (a progress callable
+frames, detections, skipped (unreadable), missing (frames a video's header declares that it never
+gave: cut short or corrupt at the end), dropped (drop_late), interrupted (a progress callable
 answered False: what finished is written), fps, notices; summary is what `edgeq run`
 prints at the end, to_dict() the timing report (`edgeq run --report`).)doc")
       .def_readonly("frames", &R::frames)
       .def_readonly("detections", &R::detections)
       .def_readonly("skipped", &R::skipped)
+      .def_readonly("missing", &R::missing)
       .def_readonly("dropped", &R::dropped)
       .def_readonly("interrupted", &R::interrupted)
       .def_readonly("fps", &R::fps)

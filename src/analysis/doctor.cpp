@@ -199,12 +199,13 @@ nlohmann::json doctor_report_to_json(const DoctorResult& r) {
                        {"saturated", c.saturated}});
     j["int8_pairs"] = {{"images", r.saturation->images}, {"convs", convs}};
     if (const auto& p = r.saturation->predicted)
-      j["int8_pairs"]["predicted"] = {{"exact_detections", p->ref_count},
-                                      {"emulated_detections", p->test_count},
-                                      {"matched", p->matched},
-                                      {"match_rate", p->match_rate},
-                                      {"box_px", p->box_px.mean},
-                                      {"kpt_px", p->kpt_px.mean}};
+      j["int8_pairs"]["predicted"] = {
+          {"exact_detections", p->ref_count},
+          {"emulated_detections", p->test_count},
+          {"matched", p->matched},
+          {"match_rate", p->match_rate ? nlohmann::json(*p->match_rate) : nlohmann::json()},
+          {"box_px", p->box_px.mean},
+          {"kpt_px", p->kpt_px.mean}};
   }
   return j;
 }

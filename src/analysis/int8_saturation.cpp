@@ -184,11 +184,16 @@ std::vector<Finding> saturation_findings(const SaturationReport& r, const Target
              " sums saturated";
     if (r.predicted) {
       char b[160];
-      std::snprintf(b, sizeof b,
-                    "; emulating ONNX Runtime's AVX2 kernels keeps %.1f%% of the exact int8 "
-                    "run's detections (box %.2f px, keypoints %.2f px)",
-                    100.0 * r.predicted->match_rate, r.predicted->box_px.mean,
-                    r.predicted->kpt_px.mean);
+      if (r.predicted->match_rate)
+        std::snprintf(b, sizeof b,
+                      "; emulating ONNX Runtime's AVX2 kernels keeps %.1f%% of the exact int8 "
+                      "run's detections (box %.2f px, keypoints %.2f px)",
+                      100.0 * *r.predicted->match_rate, r.predicted->box_px.mean,
+                      r.predicted->kpt_px.mean);
+      else
+        std::snprintf(b, sizeof b,
+                      "; neither the exact nor the emulated int8 run detected "
+                      "anything, so no detections to compare");
       msg += b;
     }
     msg += flag ? "; fix: re-quantize with saturation-safe weight codes (quantize option "
@@ -202,7 +207,7 @@ std::vector<Finding> saturation_findings(const SaturationReport& r, const Target
       {"pairs", double(pairs)},          {"images", double(r.images)},
       {"evaluated", double(evaluated)},  {"saturated", double(saturated)}};
   if (r.predicted) {
-    numbers["predicted_match_rate"] = r.predicted->match_rate;
+    if (r.predicted->match_rate) numbers["predicted_match_rate"] = *r.predicted->match_rate;
     numbers["predicted_box_px"] = r.predicted->box_px.mean;
     numbers["predicted_kpt_px"] = r.predicted->kpt_px.mean;
   }

@@ -144,7 +144,7 @@ TargetOps parse_target(const std::string& text, const std::string& what) {
 TargetOps load_target(const std::string& name_or_path) {
   const std::string& s = name_or_path;
   if (s.size() > 5 && s.compare(s.size() - 5, 5, ".json") == 0)
-    return parse_target(read_file(s, kMaxTextBytes), s);
+    return parse_target(read_json_file(s, kMaxTextBytes, s), s);
   std::string names;
   for (const auto& t : kTables) {
     if (s == t.first) return parse_target(t.second, std::string("target table ") + t.first);

@@ -122,6 +122,11 @@ PatchResult patch_qdq(const Graph& qdq, const PatchRequest& req) {
   PatchResult res;
   const Encoding& first = acts.at(req.values[0]).enc;
   int bits = req.bits ? *req.bits : first.bitwidth;
+  EDGEQ_CHECK(!range_below_float_step(req.lo, req.hi, bits, first.symmetric, first.is_signed),
+              "patch '", req.values[0], "': range [", req.lo, ", ", req.hi, "] is narrower than ",
+              bits,
+              "-bit codes can step in float32 (a step below 1.2e-38); give [0, 0] for a "
+              "value that is always 0, or a wider range");
   res.encoding = encoding_from_range(req.lo, req.hi, bits, first.symmetric, first.is_signed);
   const Encoding& e = res.encoding;
   res.graph = qdq;

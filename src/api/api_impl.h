@@ -34,6 +34,9 @@ struct ImageSource::Impl {
   std::vector<CalibrationImage> sample(size_t n, uint64_t seed) const;
   // Reads an entry as 8-bit BGR; throws edgeq::Error naming the file when it is unreadable.
   cv::Mat read(const CalibrationImage& entry) const;
+  // SHA-256 of an image as read (size and BGR pixels): a file and the same photo given as a
+  // frame are one image.
+  static std::string digest(const cv::Mat& bgr);
   std::string name_of(const CalibrationImage& entry) const;
 };
 

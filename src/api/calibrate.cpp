@@ -48,8 +48,21 @@ CalibrationStats CalibrationStats::load(const std::string& path) {
 
 CalibrationStats CalibrationStats::merge(const std::vector<CalibrationStats>& shards) {
   EDGEQ_CHECK(!shards.empty(), "merging statistics needs at least one");
+  auto name = [&](size_t i) {
+    return "stats " + std::to_string(i + 1) + " (" + shards[i].impl().source + ")";
+  };
+  for (size_t i = 0; i < shards.size(); ++i)
+    EDGEQ_CHECK(shards[i].impl().stats.sample, "cannot merge ", name(i),
+                ": it records no sample (seed, n, shard, images), so images counted twice would "
+                "go unnoticed; it was written by an edgeq before stats version 3: calibrate again");
   Stats out = shards[0].impl().stats;
-  for (size_t i = 1; i < shards.size(); ++i) merge_into(out, shards[i].impl().stats);
+  for (size_t i = 1; i < shards.size(); ++i) {
+    try {
+      merge_into(out, shards[i].impl().stats);
+    } catch (const Error& e) {
+      fail(name(i), " into ", i > 1 ? "stats 1.." + std::to_string(i) : name(0), ": ", e.what());
+    }
+  }
   return make_stats(std::move(out), "merged statistics");
 }
 
@@ -100,14 +113,29 @@ Calibration calibrate(const Model& model, const ImageSource& images, const Calib
   size_t done = 0;
   progress.step("calibrate", 0, mine.size());
   cv::setNumThreads(0);  // the workers read images between their own passes
+  std::vector<std::string> digests(mine.size());  // of the images calibrated; each i by one worker
   CalibrationRun run = calibrate_images(
       g, model.sha256(), letterbox_preprocessing(h, w), input.name, mine.size(),
-      [&](size_t i) { return preprocess_image(src.read(mine[i]), h, w, nullptr); }, opt,
-      [&] { progress.step("calibrate", ++done, mine.size()); },
+      [&](size_t i) {
+        const cv::Mat bgr = src.read(mine[i]);
+        Tensor x = preprocess_image(bgr, h, w, nullptr);
+        digests[i] = ImageSource::Impl::digest(bgr);
+        return x;
+      },
+      opt, [&] { progress.step("calibrate", ++done, mine.size()); },
       [&](const std::string& why) {
         progress.warning("calibrate", "skipping unreadable image: " + why);
       });
   check_finite_activations(g, run.stats);
+  StatsSample seen;
+  seen.seed = o.seed;
+  seen.n = o.n;
+  seen.shard_count = o.shard_count;
+  seen.shards = {o.shard_index};
+  for (std::string& d : digests)
+    if (!d.empty()) seen.images.push_back(std::move(d));
+  normalize_sample(seen);
+  run.stats.sample = std::move(seen);
 
   Calibration c{make_stats(std::move(run.stats), "calibration"),
                 src.entries.size(),

@@ -95,6 +95,8 @@ DetectReport detect(const Model& model, const std::string& source, const DetectO
   rep.infer_threads = ex.threads();
   rep.detections = outputs.detections();
   rep.skipped = frames->skipped();
+  rep.declared_frames = frames->declared();
+  rep.missing_frames = frames->missing();
   rep.peak_rss_bytes = peak_rss_bytes();
   EDGEQ_CHECK(rep.stats.timings.frames() > 0 || rep.stats.interrupted,
               is_video_path(source) ? "no readable frames in video " : "no readable images in ",
@@ -104,6 +106,7 @@ DetectReport detect(const Model& model, const std::string& source, const DetectO
   out.frames = rep.stats.timings.frames();
   out.detections = rep.detections;
   out.skipped = static_cast<size_t>(rep.skipped);
+  out.missing = static_cast<size_t>(rep.missing_frames);
   out.dropped = rep.stats.dropped;
   out.interrupted = rep.stats.interrupted;
   out.fps = rep.stats.frames_per_s();

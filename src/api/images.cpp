@@ -4,6 +4,7 @@
 
 #include "api/api_impl.h"
 #include "core/error.h"
+#include "core/sha256.h"
 #include "vision/image_io.h"
 
 namespace edgeq {
@@ -64,6 +65,14 @@ cv::Mat ImageSource::Impl::read(const CalibrationImage& entry) const {
   cv::Mat m(f.height, f.width, CV_8UC3);
   std::memcpy(m.data, f.bgr.data(), f.bgr.size());
   return m;
+}
+
+std::string ImageSource::Impl::digest(const cv::Mat& bgr) {
+  EDGEQ_CHECK(bgr.type() == CV_8UC3, "an image to digest must be 8-bit BGR");
+  std::string bytes = std::to_string(bgr.cols) + "x" + std::to_string(bgr.rows) + ":";
+  for (int r = 0; r < bgr.rows; ++r)
+    bytes.append(reinterpret_cast<const char*>(bgr.ptr(r)), static_cast<size_t>(bgr.cols) * 3);
+  return sha256_hex(bytes);
 }
 
 std::string ImageSource::Impl::name_of(const CalibrationImage& entry) const {

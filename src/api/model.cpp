@@ -19,7 +19,7 @@ std::vector<ValueDescription> describe(const std::vector<ValueInfo>& values) {
 }  // namespace
 
 Model Model::load(const std::string& path) {
-  return from_bytes(read_file(path), path);
+  return from_bytes(read_onnx_file(path), path);
 }
 
 Model Model::from_bytes(std::string bytes, const std::string& name) {

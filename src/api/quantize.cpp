@@ -11,6 +11,7 @@
 #include "core/comma_list.h"
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/json_text.h"
 #include "core/option_range.h"
 #include "ir/onnx_io.h"
 #include "quant/decode_tail.h"
@@ -40,7 +41,8 @@ QuantConfig config_for(const QuantizeOptions& o) {
   c.reduce_range = o.reduce_range;
   c.exclude_nodes.insert(o.exclude.begin(), o.exclude.end());
   if (!o.overrides_file.empty())
-    c.overrides = parse_overrides(read_file(o.overrides_file, kMaxTextBytes), o.overrides_file);
+    c.overrides = parse_overrides(read_json_file(o.overrides_file, kMaxTextBytes, o.overrides_file),
+                                  o.overrides_file);
   return c;
 }
 
@@ -161,6 +163,7 @@ QuantizedModel quantize(const Model& model, const CalibrationStats& calibration,
   const auto repaired =
       repair_weights_step(o, g, plan, c, stats, model.sha256(), progress, out->repair);
   out->q = quantize_model(g, plan, stats, c, repaired);
+  out->warnings.insert(out->warnings.end(), out->q.warnings.begin(), out->q.warnings.end());
   check_decode_tail(tail, *out);
   quantize_io(out->q, parse_quantize_io(o.quantize_io), stats);
   for (const CodedValue& c : coded_io(out->q.graph))

@@ -1,12 +1,11 @@
 // edgeq stats merge: add up the statistics of calibration shards (exact: merged == one pass).
-#include "quant/stats.h"
-
 #include <iostream>
 
 #include "cli/commands.h"
 #include "core/error.h"
 #include "core/io_guard.h"
 #include "core/printable.h"
+#include "edgeq/calibrate.h"
 
 namespace edgeq::cli {
 namespace {
@@ -21,18 +20,12 @@ void run_merge(const MergeArgs& a) {
   for (const std::string& in : a.inputs) inputs.push_back({"input", in});
   check_distinct_files(inputs, {{"-o", a.out}});
   EDGEQ_CHECK(a.inputs.size() >= 2, "stats merge needs at least two stats files");
-  Stats total = load_stats(a.inputs[0]);
-  for (size_t i = 1; i < a.inputs.size(); ++i) {
-    Stats next = load_stats(a.inputs[i]);
-    try {
-      total = merge_stats(total, next);
-    } catch (const Error& e) {
-      fail("cannot merge '", a.inputs[i], "' into '", a.inputs[0], "': ", e.what());
-    }
-  }
-  save_stats(total, a.out);
-  std::cout << "merged " << a.inputs.size() << " stats files: " << total.images << " images, "
-            << total.values.size() << " values\nwrote " << printable(a.out) << "\n";
+  std::vector<CalibrationStats> shards;
+  for (const std::string& in : a.inputs) shards.push_back(CalibrationStats::load(in));
+  const CalibrationStats total = CalibrationStats::merge(shards);
+  total.save(a.out);
+  std::cout << "merged " << a.inputs.size() << " stats files: " << total.images() << " images, "
+            << total.values() << " values\nwrote " << printable(a.out) << "\n";
 }
 
 }  // namespace

@@ -33,6 +33,20 @@ std::string read_file(const std::string& path, uint64_t max_bytes) {
   return bytes;
 }
 
+std::string read_file_of_format(const std::string& path, uint64_t max_bytes, size_t head_bytes,
+                                const std::function<void(const std::string& head)>& check_head) {
+  require_regular_file(path, max_bytes);
+  std::string head(head_bytes, '\0');
+  {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) fail("cannot open ", path);
+    f.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<size_t>(f.gcount()));
+  }
+  check_head(head);
+  return read_file(path, max_bytes);
+}
+
 namespace {
 
 // Writes all of `bytes` to `fd`; false on any error (ENOSPC, EIO).

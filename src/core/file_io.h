@@ -1,6 +1,7 @@
 // Reading whole files and writing them atomically (temp file in the same folder, then rename).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "core/io_guard.h"
@@ -10,6 +11,11 @@ namespace edgeq {
 // The whole of a regular file of at most `max_bytes` (core/io_guard.h: devices, FIFOs and larger
 // files are refused with one line naming the file).
 std::string read_file(const std::string& path, uint64_t max_bytes = kMaxModelBytes);
+// read_file for a format known by its first bytes: `check_head` sees the first `head_bytes` (fewer
+// in a shorter file) and throws, naming the file, when they are not the format's; a file of another
+// kind (a 4 GB sparse file, a photo) is refused before the rest of it is read.
+std::string read_file_of_format(const std::string& path, uint64_t max_bytes, size_t head_bytes,
+                                const std::function<void(const std::string& head)>& check_head);
 // Writes `bytes` to `path` through `path.tmp.<pid>` and rename(2): readers never see a partial
 // file and an existing file is left untouched when writing fails or the process is killed. On
 // Linux the bytes are written to an unnamed file (O_TMPFILE) that is linked as the temp only when

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "core/error.h"
+#include "core/file_io.h"
 #include "core/utf8.h"
 
 namespace edgeq {
@@ -231,6 +233,15 @@ json json_from_cbor(std::string_view bytes, int max_depth) {
         113, 0, "CBOR nested deeper than " + std::to_string(max_depth) + " levels", nullptr);
   if (!ok) throw json::parse_error::create(110, 0, "incomplete CBOR", nullptr);
   return out;
+}
+
+std::string read_json_file(const std::string& path, uint64_t max_bytes, const std::string& what) {
+  return read_file_of_format(path, max_bytes, 4096, [&](const std::string& head) {
+    const size_t first = head.find_first_not_of(" \t\r\n");
+    const bool json = first != std::string::npos ? head[first] == '{' || head[first] == '['
+                                                 : head.size() < 4096;  // white space or empty
+    EDGEQ_CHECK(json, what, ": not valid JSON (it starts with neither '{' nor '[')");
+  });
 }
 
 }  // namespace edgeq

@@ -2,6 +2,7 @@
 // bytes but '/' and NUL, and they reach every report (images, models, cache keys). One writer and
 // one reader for every JSON file edgeq writes or reads, so that no report is lost to a name.
 #pragma once
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -27,5 +28,9 @@ nlohmann::json parse_json_text(std::string_view text);
 // deeper than `max_depth` arrays and objects with a parse_error before going further: nlohmann's
 // CBOR reader recurses once per level, so a file of nested arrays overflowed the stack.
 nlohmann::json json_from_cbor(std::string_view bytes, int max_depth = 64);
+
+// The text of a JSON file holding an object or an array (core/file_io.h read_file_of_format): one
+// that starts otherwise is refused as "<what>: not valid JSON" having read its first bytes only.
+std::string read_json_file(const std::string& path, uint64_t max_bytes, const std::string& what);
 
 }  // namespace edgeq

@@ -108,7 +108,12 @@ Tensor parse_npy(const std::string& bytes, const std::string& what) {
 }
 
 Tensor load_npy(const std::string& path) {
-  return parse_npy(read_file(path, kMaxDataBytes), path);
+  return parse_npy(read_file_of_format(path, kMaxDataBytes, 6,
+                                       [&](const std::string& head) {
+                                         EDGEQ_CHECK(head == "\x93NUMPY", path,
+                                                     " is not a .npy file");
+                                       }),
+                   path);
 }
 
 std::string serialize_npy(const Tensor& t) {

@@ -26,6 +26,9 @@ nlohmann::json run_report_json(const RunReport& r) {
                       {"frames", s.timings.frames()},
                       {"detections", r.detections},
                       {"skipped", r.skipped},
+                      {"declared_frames", r.declared_frames > 0 ? nlohmann::json(r.declared_frames)
+                                                                : nlohmann::json()},
+                      {"missing_frames", r.missing_frames},
                       {"dropped", s.dropped},
                       {"interrupted", s.interrupted},
                       {"wall_s", s.wall_s},
@@ -69,8 +72,11 @@ void print_run_summary(const RunReport& r, std::ostream& os) {
              ? "pipeline " + r.pipeline_mode + ": serial"
              : "pipeline " + r.pipeline_mode + ", queue " + std::to_string(r.queue))
      << ", inference " << r.infer_threads << " thread" << (r.infer_threads == 1 ? "" : "s")
-     << "); dropped " << s.dropped << ", skipped " << r.skipped << ", peak RSS "
-     << r.peak_rss_bytes / 1048576 << " MiB\n";
+     << "); dropped " << s.dropped << ", skipped " << r.skipped;
+  if (r.missing_frames > 0)
+    os << ", missing " << r.missing_frames << " of the " << r.declared_frames
+       << " frames the video declares (cut short or corrupt at the end)";
+  os << ", peak RSS " << r.peak_rss_bytes / 1048576 << " MiB\n";
 }
 
 }  // namespace edgeq

@@ -22,6 +22,9 @@ struct RunReport {
   int infer_threads = 0;  // the executor's (after the choice); read and post use one thread each
   size_t detections = 0;
   int skipped = 0;  // unreadable images / undecodable video frames
+  // A video's frame count as its header declares it (0: unknown), and the declared frames it
+  // never gave (cut short, or corrupt at the end).
+  int64_t declared_frames = 0, missing_frames = 0;
   size_t peak_rss_bytes = 0;
   RunStats stats;
 };

@@ -130,6 +130,8 @@ CompareResult run_compare(Graph ref_g, Graph test_g, const CompareRunOptions& op
     rep.pose = layout->is_pose();
   }
   LabelSource labels;
+  LabelSchema label_schema;  // what the labels must fit: the model's classes and keypoints
+  if (layout) label_schema = {layout->num_classes, layout->num_keypoints};
   if (rep.has_detections)
     labels = resolve_label_source(images_root, images, opt.labels);
   else
@@ -149,7 +151,8 @@ CompareResult run_compare(Graph ref_g, Graph test_g, const CompareRunOptions& op
     // computed when the model predicts keypoints and the labels carry them.
     bool pose_labels = false;
     for (const auto& f : labels.files)
-      for (const auto& o : read_yolo_labels(f, 1, 1)) pose_labels = pose_labels || !o.kpts.empty();
+      for (const auto& o : read_yolo_labels(f, 1, 1, label_schema))
+        pose_labels = pose_labels || !o.kpts.empty();
     ref_task.emplace(rep.pose && pose_labels);
     test_task.emplace(rep.pose && pose_labels);
   }
@@ -194,7 +197,7 @@ CompareResult run_compare(Graph ref_g, Graph test_g, const CompareRunOptions& op
       if (static_cast<int>(i) < opt.keep_detections)
         rep.per_image.push_back({path, bgr.cols, bgr.rows, rd, td});
       if (labels.enabled) {
-        const auto objs = read_yolo_labels(labels.files[i], bgr.cols, bgr.rows);
+        const auto objs = read_yolo_labels(labels.files[i], bgr.cols, bgr.rows, label_schema);
         ref_task->add(objs, postprocess(ry, lb, map_post, *layout), labels.files[i]);
         test_task->add(objs, postprocess(ty, lb, map_post, *layout), labels.files[i]);
       }
@@ -206,6 +209,8 @@ CompareResult run_compare(Graph ref_g, Graph test_g, const CompareRunOptions& op
   }
   for (size_t k = 0; k < rep.outputs.size(); ++k) rep.outputs[k].error = tensor_acc[k].result();
   rep.detections = det_acc.result();
+  if (rep.has_detections && hooks.note && !rep.detections.match_rate)
+    hooks.note("notice: " + match_rate_notice(rep.detections));
   rep.images = static_cast<int64_t>(images.size());
   if (labels.enabled) {
     rep.ref_metrics = ref_task->result();

@@ -58,8 +58,10 @@ void print_compare_report(const CompareResult& rep, std::ostream& os) {
   os << "\ndetections (conf " << post.conf << ", NMS IoU " << post.iou
      << ", matched at IoU >= " << rep.options.match_iou << ", original-image px)\n";
   os << "  reference " << d.ref_count << ", test " << d.test_count << ", matched " << d.matched
-     << " (match rate " << format_number("%.1f%%", 100.0 * d.match_rate) << "), extra " << d.extra
-     << ", missing " << d.missing << "\n";
+     << " (match rate "
+     << (d.match_rate ? format_number("%.1f%%", 100.0 * *d.match_rate) : std::string("none"))
+     << "), extra " << d.extra << ", missing " << d.missing << "\n";
+  if (!d.match_rate) os << "  notice: " << match_rate_notice(d) << "\n";
   os << "  box corner error px   mean " << format_number("%.3f", d.box_px.mean) << "  p95 "
      << format_number("%.3f", d.box_px.p95) << "  max " << format_number("%.3f", d.box_px.max)
      << "\n";
@@ -120,13 +122,14 @@ nlohmann::json compare_report_json(const CompareResult& rep) {
                        {"ref", d.ref_count},
                        {"test", d.test_count},
                        {"matched", d.matched},
-                       {"match_rate", num(d.match_rate)},
+                       {"match_rate", d.match_rate ? num(*d.match_rate) : nlohmann::json()},
                        {"extra", d.extra},
                        {"missing", d.missing},
                        {"box_px", summary_json(d.box_px)},
                        {"score_shift", summary_json(d.score_abs)},
                        {"score_bias", num(d.score_bias)}};
     if (rep.pose) j["detections"]["keypoint_px"] = summary_json(d.kpt_px);
+    if (!d.match_rate) j["detections"]["notice"] = match_rate_notice(d);
   } else {
     j["detections"] = nullptr;
   }

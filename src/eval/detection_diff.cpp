@@ -48,6 +48,12 @@ int64_t DetectionDiffAccumulator::add(const std::vector<Detection>& ref,
   return matched;
 }
 
+std::string match_rate_notice(const DetectionDiff& d) {
+  return d.match_rate ? ""
+                      : "neither model detected anything: no match rate (nothing to match is no "
+                        "100 %; lower the confidence threshold or check the images)";
+}
+
 DetectionDiff DetectionDiffAccumulator::result() const {
   DetectionDiff d;
   d.ref_count = ref_;
@@ -55,8 +61,10 @@ DetectionDiff DetectionDiffAccumulator::result() const {
   d.matched = matched_;
   d.extra = test_ - matched_;
   d.missing = ref_ - matched_;
-  d.match_rate = ref_ > 0 ? static_cast<double>(matched_) / static_cast<double>(ref_)
-                          : (test_ == 0 ? 1.0 : 0.0);
+  if (ref_ > 0)
+    d.match_rate = static_cast<double>(matched_) / static_cast<double>(ref_);
+  else if (test_ > 0)
+    d.match_rate = 0.0;
   d.box_px = summarize(box_);
   d.kpt_px = summarize(kpt_);
   d.score_abs = summarize(score_);

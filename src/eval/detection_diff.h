@@ -4,6 +4,8 @@
 // original-image pixels).
 #pragma once
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -16,9 +18,11 @@ struct DetectionDiff {
   int64_t ref_count = 0;   // reference detections
   int64_t test_count = 0;  // test detections
   int64_t matched = 0;
-  int64_t extra = 0;      // test detections with no reference partner
-  int64_t missing = 0;    // reference detections with no test partner
-  double match_rate = 1;  // matched / ref_count (1 when both are empty)
+  int64_t extra = 0;    // test detections with no reference partner
+  int64_t missing = 0;  // reference detections with no test partner
+  // matched / ref_count; none when neither model detected anything (nothing to match: not 100 %),
+  // 0 when only the test model did.
+  std::optional<double> match_rate;
   Summary box_px;         // corner distance |(x1,y1)_t - (x1,y1)_r| and |(x2,y2)_t - (x2,y2)_r|
   Summary kpt_px;         // keypoint distance over keypoints visible in the reference (v > 0.5)
   Summary score_abs;      // |score_t - score_r| over matched pairs
@@ -30,6 +34,9 @@ struct DetectionDiff {
 std::vector<std::pair<int, int>> match_detections(const std::vector<Detection>& ref,
                                                   const std::vector<Detection>& test,
                                                   float min_iou = 0.5f);
+
+// "neither model detected anything: no match rate" when `d` has none, else "".
+std::string match_rate_notice(const DetectionDiff& d);
 
 class DetectionDiffAccumulator {
  public:

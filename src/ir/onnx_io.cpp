@@ -256,8 +256,28 @@ Tensor parse_onnx_tensor(const std::string& bytes, const std::string& what) {
   return tensor_from_proto(p);
 }
 
+namespace {
+
+// A ModelProto starts with one of its fields' tags (protobuf writes them by field number; ONNX's
+// writers start with ir_version, 0x08): a file that starts otherwise is no ONNX model, and is
+// refused before the rest of it (up to 2 GiB) is read.
+void check_model_head(const std::string& head, const std::string& path) {
+  const auto b = head.empty() ? 0 : static_cast<unsigned char>(head[0]);
+  const auto b1 = head.size() < 2 ? 0 : static_cast<unsigned char>(head[1]);
+  const bool tag = b == 0x08 || b == 0x12 || b == 0x1a || b == 0x22 || b == 0x28 || b == 0x32 ||
+                   b == 0x3a || b == 0x42 || b == 0x72 || ((b == 0xa2 || b == 0xca) && b1 == 0x01);
+  if (!tag) fail(path, " is not a valid ONNX model (truncated or not a protobuf ModelProto)");
+}
+
+}  // namespace
+
+std::string read_onnx_file(const std::string& path) {
+  return read_file_of_format(path, kMaxModelBytes, 2,
+                             [&](const std::string& head) { check_model_head(head, path); });
+}
+
 Graph load_onnx(const std::string& path) {
-  return parse_onnx(read_file(path), path);
+  return parse_onnx(read_onnx_file(path), path);
 }
 
 std::string serialize_onnx(const Graph& g) {

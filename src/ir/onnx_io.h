@@ -8,6 +8,9 @@ namespace edgeq {
 
 // Parses an ONNX model file. Throws a one-line Error for missing, truncated or non-ONNX files.
 Graph load_onnx(const std::string& path);
+// The bytes of an ONNX file; one that does not start as a ModelProto does is refused before the
+// rest of it is read.
+std::string read_onnx_file(const std::string& path);
 Graph parse_onnx(const std::string& bytes, const std::string& what = "model");
 // Parses one serialized ONNX TensorProto (a .pb file of the ONNX test data format).
 Tensor parse_onnx_tensor(const std::string& bytes, const std::string& what = "tensor");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include "core/error.h"
 #include "ir/silu.h"
@@ -25,7 +26,8 @@ std::set<std::string> value_names(const Graph& g) {
 
 std::map<std::string, TensorEncoding> activation_encodings(const Graph& g, const QuantPlan& plan,
                                                            const Stats& stats,
-                                                           const QuantConfig& config) {
+                                                           const QuantConfig& config,
+                                                           std::vector<std::string>* warnings) {
   std::set<std::string> names = value_names(g);
   for (const auto& kv : config.overrides) {
     EDGEQ_CHECK(names.count(kv.first), "overrides: tensor '", kv.first,
@@ -102,6 +104,18 @@ std::map<std::string, TensorEncoding> activation_encodings(const Graph& g, const
       for (const std::string& v : members) on_silu = on_silu && silu.count(v);
       std::optional<Encoding> e;
       if (on_silu) e = encoding_with_grid_point(silu_min(), r.hi, bits);
+      if (!e && range_below_float_step(r.lo, r.hi, bits, sym, sym)) {
+        std::ostringstream what;
+        what << "value '" << members[0] << "'"
+             << (members.size() > 1 ? " (and the values sharing its encoding)" : "") << ": range ["
+             << r.lo << ", " << r.hi << "] is narrower than " << bits
+             << "-bit codes can step in float32 (a step below 1.2e-38)";
+        EDGEQ_CHECK(!(ov && ov->min), "overrides: ", what.str(),
+                    "; give [0, 0] for a value that is always 0, or a wider range");
+        if (warnings)
+          warnings->push_back(what.str() +
+                              " in calibration: encoded with scale 1, its values quantize to 0");
+      }
       te = TensorEncoding::per_tensor(e ? *e : encoding_from_range(r.lo, r.hi, bits, sym));
     }
     for (const std::string& v : members) out[v] = te;

@@ -11,10 +11,14 @@
 //   overrides: applied last, to the whole group of the named value (a shared encoding stays
 //              shared); "float" leaves the group unquantized.
 // Refuses (one line, naming the value): overrides or a16 names that are not values of the
-// model or not quantized under the placement, and values that saw NaN or Inf in calibration.
+// model or not quantized under the placement, values that saw NaN or Inf in calibration, and an
+// override range too narrow for a float step (quant/encoding.h: range_below_float_step). A
+// calibrated range that narrow is encoded with scale 1 (its values become 0) and named in
+// `warnings`.
 #pragma once
 #include <map>
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
 #include "quant/quant_config.h"
@@ -24,8 +28,8 @@
 
 namespace edgeq {
 
-std::map<std::string, TensorEncoding> activation_encodings(const Graph& g, const QuantPlan& plan,
-                                                           const Stats& stats,
-                                                           const QuantConfig& config);
+std::map<std::string, TensorEncoding> activation_encodings(
+    const Graph& g, const QuantPlan& plan, const Stats& stats, const QuantConfig& config,
+    std::vector<std::string>* warnings = nullptr);
 
 }  // namespace edgeq

@@ -75,29 +75,56 @@ std::string Encoding::describe() const {
   return buf;
 }
 
-Encoding encoding_from_range(double lo, double hi, int bitwidth, bool symmetric, bool is_signed) {
+namespace {
+
+// The grid of [lo, hi] (widened to include 0; made symmetric when asked): its bounds, the codes it
+// uses and its step (before the step is checked against float's).
+struct RangeGrid {
+  double lo, hi;
+  int64_t qmin, qmax;
+  double step;
+};
+
+RangeGrid range_grid(double lo, double hi, int bitwidth, bool symmetric, bool is_signed) {
   check_bitwidth(bitwidth);
   EDGEQ_CHECK(std::isfinite(lo) && std::isfinite(hi), "cannot encode the non-finite range [", lo,
               ", ", hi, "]");
   EDGEQ_CHECK(lo <= hi, "cannot encode the empty range [", lo, ", ", hi, "]");
-  lo = std::min(lo, 0.0);
-  hi = std::max(hi, 0.0);
+  RangeGrid g{std::min(lo, 0.0), std::max(hi, 0.0), type_min(bitwidth, is_signed),
+              type_max(bitwidth, is_signed), 0};
+  if (symmetric) {
+    double m = std::max(std::fabs(g.lo), std::fabs(g.hi));
+    g.lo = -m;
+    g.hi = m;
+    if (is_signed) g.qmin = -g.qmax;  // -127..127 for int8, as ONNX Runtime
+  }
+  g.step = (g.hi - g.lo) / static_cast<double>(g.qmax - g.qmin);
+  return g;
+}
 
+bool below_float_step(double step) {
+  return !(static_cast<float>(step) >= FLT_MIN);
+}
+
+}  // namespace
+
+bool range_below_float_step(double lo, double hi, int bitwidth, bool symmetric, bool is_signed) {
+  const RangeGrid g = range_grid(lo, hi, bitwidth, symmetric, is_signed);
+  return g.hi > g.lo && below_float_step(g.step);
+}
+
+Encoding encoding_from_range(double lo, double hi, int bitwidth, bool symmetric, bool is_signed) {
+  const RangeGrid g = range_grid(lo, hi, bitwidth, symmetric, is_signed);
+  lo = g.lo;
   Encoding e;
   e.bitwidth = bitwidth;
   e.symmetric = symmetric;
   e.is_signed = is_signed;
-  int64_t tmin = type_min(bitwidth, is_signed), tmax = type_max(bitwidth, is_signed);
-  int64_t qmin = tmin, qmax = tmax;
-  if (symmetric) {
-    double m = std::max(std::fabs(lo), std::fabs(hi));
-    lo = -m;
-    hi = m;
-    if (is_signed) qmin = -qmax;  // -127..127 for int8, as ONNX Runtime
-  }
-  double scale = (hi - lo) / static_cast<double>(qmax - qmin);
+  const int64_t tmin = type_min(bitwidth, is_signed), tmax = type_max(bitwidth, is_signed);
+  const int64_t qmin = g.qmin;
+  const double scale = g.step;
   int64_t zp;
-  if (!(static_cast<float>(scale) >= FLT_MIN)) {
+  if (below_float_step(scale)) {
     e.scale = 1.0f;
     zp =
         symmetric && !is_signed ? int64_t{1} << (bitwidth - 1) : std::clamp<int64_t>(0, tmin, tmax);

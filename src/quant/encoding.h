@@ -56,6 +56,10 @@ int64_t round_half_even(double x);
 // Encoding for the range [lo, hi] (widened to include 0). Throws for non-finite bounds,
 // lo > hi, or a bit width outside 2..32.
 Encoding encoding_from_range(double lo, double hi, int bitwidth, bool symmetric, bool is_signed);
+// True when [lo, hi] (widened to include 0) holds more than 0 but its step is below float's
+// smallest normal: encoding_from_range then gives scale 1 and every value the zero point, which
+// callers say (or refuse) naming the value. Throws as encoding_from_range does.
+bool range_below_float_step(double lo, double hi, int bitwidth, bool symmetric, bool is_signed);
 // Default signedness: symmetric -> signed, asymmetric -> unsigned.
 inline Encoding encoding_from_range(double lo, double hi, int bitwidth, bool symmetric) {
   return encoding_from_range(lo, hi, bitwidth, symmetric, symmetric);

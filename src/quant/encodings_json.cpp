@@ -269,9 +269,10 @@ void save_encodings(const EncodingSet& set, const std::string& path, const std::
 }
 
 EncodingSet load_encodings(const std::string& path) {
-  EncodingSet set = encodings_from_json(read_file(path, kMaxTextBytes), "encodings file " + path);
-  EDGEQ_CHECK(!set.activations.empty() || !set.params.empty() || !set.io.empty(), "encodings file ",
-              path, " holds no encoding (activation_encodings and param_encodings are empty)");
+  const std::string what = "encodings file " + path;
+  EncodingSet set = encodings_from_json(read_json_file(path, kMaxTextBytes, what), what);
+  EDGEQ_CHECK(!set.activations.empty() || !set.params.empty() || !set.io.empty(), what,
+              " holds no encoding (activation_encodings and param_encodings are empty)");
   return set;
 }
 

@@ -20,6 +20,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
 #include "quant/encodings_json.h"
@@ -33,6 +34,7 @@ struct QdqModel {
   EncodingSet encodings;  // activations (as planned) and params (weights, biases, constants)
   // config.saturation_safe: Conv weights and codes changed to keep every int16 pair in range.
   int64_t saturation_safe_convs = 0, saturation_safe_codes = 0;
+  std::vector<std::string> warnings;  // what quantize_model found worth a word (value names)
 };
 
 // `fixed_weights`: encodings for weights whose values were already put on a grid (weight repair,

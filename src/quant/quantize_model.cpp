@@ -20,7 +20,11 @@ QuantPlan plan_for_stats(const Graph& g, const Stats& stats, const QuantConfig& 
 QdqModel quantize_model(const Graph& g, const QuantPlan& plan, const Stats& stats,
                         const QuantConfig& config,
                         const std::map<std::string, TensorEncoding>& fixed_weights) {
-  return export_qdq(g, plan, activation_encodings(g, plan, stats, config), config, fixed_weights);
+  std::vector<std::string> warnings;
+  QdqModel q = export_qdq(g, plan, activation_encodings(g, plan, stats, config, &warnings), config,
+                          fixed_weights);
+  q.warnings = std::move(warnings);
+  return q;
 }
 
 QuantSummary summarize_encodings(const EncodingSet& enc) {

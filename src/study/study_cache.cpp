@@ -28,6 +28,16 @@ std::string files_sha256(const std::vector<std::string>& paths) {
   return cache_key(parts);
 }
 
+namespace {
+
+// SHA-256 of an entry without its "sha256" member, over the text json_text writes (keys sorted,
+// numbers in their shortest round-trip form: the same text after a read back).
+std::string entry_sha256(const nlohmann::json& entry) {
+  return sha256_hex(json_text(entry));
+}
+
+}  // namespace
+
 StudyCache::StudyCache(std::string dir) : dir_(std::move(dir)) {
   ensure_dir(dir_);
   allow_updates_in(dir_);  // entries are read back and replaced when found damaged
@@ -54,13 +64,21 @@ std::optional<nlohmann::json> StudyCache::load(const std::string& kind, const st
   } catch (const std::exception&) {
     return reject("not valid JSON (truncated?)");
   }
-  if (!j.is_object() || j.value("key", "") != key || !j.contains("result"))
+  if (!j.is_object() || !j.contains("key") || j.at("key") != key || !j.contains("result"))
     return reject("not an entry for this step");
+  // The whole entry (its result's numbers as much as its artifact's record) as it was written.
+  const auto recorded = j.find("sha256");
+  if (recorded == j.end() || !recorded->is_string())
+    return reject("no SHA-256 of the entry recorded (written by an older edgeq)");
+  const std::string sha = recorded->get<std::string>();
+  j.erase("sha256");
+  if (entry_sha256(j) != sha) return reject("changed since it was written (SHA-256 differs)");
   if (!artifact_ext.empty()) {
     const std::string a = path(kind, key, artifact_ext);
     if (!std::filesystem::is_regular_file(a, ec)) return reject(a + " is missing");
     const nlohmann::json rec = j.value("artifact", nlohmann::json());
-    if (!rec.is_object() || !rec.contains("size") || !rec.contains("sha256"))
+    if (!rec.is_object() || !rec.contains("size") || !rec.contains("sha256") ||
+        !rec["size"].is_number_unsigned() || !rec["sha256"].is_string())
       return reject("no size and hash recorded for " + a);
     const auto size = std::filesystem::file_size(a, ec);
     if (ec || size != rec["size"].get<uintmax_t>())
@@ -79,6 +97,7 @@ void StudyCache::save(const std::string& kind, const std::string& key, const nlo
     const std::string a = path(kind, key, artifact_ext);
     entry["artifact"] = {{"size", std::filesystem::file_size(a)}, {"sha256", file_sha256(a)}};
   }
+  entry["sha256"] = entry_sha256(entry);
   write_file_atomic(path(kind, key, ".json"), json_text(entry) + "\n");
 }
 

@@ -23,13 +23,14 @@ class StudyCache {
   // DIR/<kind>-<first 20 hex of key><ext>
   std::string path(const std::string& kind, const std::string& key, const std::string& ext) const;
   // The step's JSON when present (and, when `artifact_ext` is given, its artifact too, with the
-  // size and SHA-256 recorded when it was saved). An entry that is there but damaged (truncated,
-  // another key, an artifact changed or missing) is not used: `rejected` then says why.
+  // size and SHA-256 recorded when it was saved). Each entry records the SHA-256 of its whole
+  // self (result and artifact record): one that is there but damaged (truncated, edited, without
+  // that hash, another key, an artifact changed or missing) is not used: `rejected` then says why.
   std::optional<nlohmann::json> load(const std::string& kind, const std::string& key,
                                      const std::string& artifact_ext = "",
                                      std::string* rejected = nullptr) const;
   // Records the step's JSON, and the size and SHA-256 of its artifact (DIR/<kind>-<key><ext>,
-  // written by the step before) when `artifact_ext` is given.
+  // written by the step before) when `artifact_ext` is given, and the SHA-256 of the entry.
   void save(const std::string& kind, const std::string& key, const nlohmann::json& j,
             const std::string& artifact_ext = "") const;
 

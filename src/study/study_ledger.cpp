@@ -32,7 +32,7 @@ nlohmann::json study_ledger_report(const nlohmann::json& data) {
     if (m.contains("detections")) {
       const nlohmann::json& d = m.at("detections");
       for (const char* k : {"match_rate", "box_px_mean", "kpt_px_mean"}) {
-        if (!d.contains(k)) continue;
+        if (!d.contains(k) || d.at(k).is_null()) continue;  // no match rate: nothing detected
         one[k] = d.at(k);
         keep_worst(worst, k, d.at(k).get<double>(), std::string(k) == "match_rate");
       }

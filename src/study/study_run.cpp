@@ -39,7 +39,8 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 // Bump when a step's result changes meaning, so old cache entries are not reused.
-const std::string kCacheVersion = "study-cache-2";  // 2: artifacts recorded by size and hash
+// 2: artifacts recorded by size and hash; 3: entries by their SHA-256 (results too).
+const std::string kCacheVersion = "study-cache-3";
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();

@@ -146,16 +146,17 @@ nlohmann::json compare_step(const std::string& fp32_path, const std::string& q_p
   }
   if (rep.has_detections) {
     const DetectionDiff& d = rep.detections;
-    j["detections"] = {{"fp32", d.ref_count},
-                       {"quantized", d.test_count},
-                       {"matched", d.matched},
-                       {"match_rate", d.match_rate},
-                       {"extra", d.extra},
-                       {"missing", d.missing},
-                       {"box_px_mean", d.box_px.mean},
-                       {"box_px_p95", d.box_px.p95},
-                       {"kpt_px_mean", d.kpt_px.mean},
-                       {"score_abs_mean", d.score_abs.mean}};
+    j["detections"] = {
+        {"fp32", d.ref_count},
+        {"quantized", d.test_count},
+        {"matched", d.matched},
+        {"match_rate", d.match_rate ? nlohmann::json(*d.match_rate) : nlohmann::json()},
+        {"extra", d.extra},
+        {"missing", d.missing},
+        {"box_px_mean", d.box_px.mean},
+        {"box_px_p95", d.box_px.p95},
+        {"kpt_px_mean", d.kpt_px.mean},
+        {"score_abs_mean", d.score_abs.mean}};
     if (!rep.pose) j["detections"].erase("kpt_px_mean");
     if (rep.has_labels)
       j["map"] = {{"labels", rep.labels_from},

@@ -35,6 +35,8 @@ std::vector<Label> map_labels(const std::vector<Label>& in, double s, double dx,
              std::clamp(b[2], 0.f, float(w)), std::clamp(b[3], 0.f, float(h))};
     const double kept = double(m.box[2] - m.box[0]) * (m.box[3] - m.box[1]);
     if (area <= 0 || kept < 0.4 * area) continue;
+    if (m.box[2] - m.box[0] < kMinLabelBoxSize * w || m.box[3] - m.box[1] < kMinLabelBoxSize * h)
+      continue;  // too small for a label file (vision/labels.h)
     for (Keypoint& k : m.kpts) {
       if (k.v <= 0) continue;
       k.x = float(s * k.x + dx);

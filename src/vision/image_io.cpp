@@ -159,6 +159,7 @@ struct VideoFrameSource::Impl {
   long index = 0;     // of the next frame in the file
   long declared = 0;  // frames the container declares; 0 when unknown
   int skipped = 0;
+  long missing = 0;  // declared frames after the last one read, once the video has ended
 };
 
 VideoFrameSource::VideoFrameSource(const std::string& path) : impl_(std::make_unique<Impl>()) {
@@ -217,15 +218,24 @@ bool VideoFrameSource::next(Frame* frame) {
     ++v.index;
   }
   v.index -= kGiveUp;
-  if (v.declared > v.index + kGiveUp)
+  if (v.declared > v.index && v.missing == 0) {
+    v.missing = v.declared - v.index;
     std::cerr << "edgeq: warning: video " << v.path << " ended at frame " << v.index
               << " (nothing decodable in the next " << kGiveUp << " reads) although its header "
-              << "declares " << v.declared << " frames\n";
+              << "declares " << v.declared << " frames: " << v.missing
+              << " missing (the file is cut short, or its last frames are corrupt)\n";
+  }
   return false;
 }
 
 int VideoFrameSource::skipped() const {
   return impl_->skipped;
+}
+int64_t VideoFrameSource::declared() const {
+  return impl_->declared;
+}
+int64_t VideoFrameSource::missing() const {
+  return impl_->missing;
 }
 
 std::unique_ptr<FrameSource> open_frames(const std::string& spec) {

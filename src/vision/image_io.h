@@ -1,6 +1,7 @@
 // Image input: reading single images, listing image folders, and a frame source that walks an
 // image path, an image folder or a video file one frame at a time.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <opencv2/core.hpp>
 #include <string>
@@ -46,6 +47,11 @@ class FrameSource {
   virtual bool next(Frame* frame) = 0;
   // Frames passed over because they could not be decoded.
   virtual int skipped() const { return 0; }
+  // A video's frame count as its header declares it (0: unknown, or not a video), and, once the
+  // source has ended, how many of those frames it never gave (the file is cut short, or its last
+  // frames are corrupt: the two read alike), 0 when it gave them all.
+  virtual int64_t declared() const { return 0; }
+  virtual int64_t missing() const { return 0; }
 };
 
 // Images from expand_image_paths(spec). With a single file an unreadable image throws; in a
@@ -66,13 +72,16 @@ class ImageFrameSource : public FrameSource {
 
 // Frames of a video file through cv::VideoCapture. A frame that cannot be decoded before the end
 // the container declares is reported on stderr, skipped and counted; frame names keep the index
-// of the frame in the file.
+// of the frame in the file. A video that ends before the frames its header declares is reported
+// on stderr and counts them as missing.
 class VideoFrameSource : public FrameSource {
  public:
   explicit VideoFrameSource(const std::string& path);
   ~VideoFrameSource() override;
   bool next(Frame* frame) override;
   int skipped() const override;
+  int64_t declared() const override;
+  int64_t missing() const override;
 
  private:
   struct Impl;

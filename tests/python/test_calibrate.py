@@ -34,6 +34,12 @@ def test_shards_merged_equal_one_pass(zoo_pose_path, scenes, zoo_stats, tmp_path
     edgeq.Stats.merge(shards).save(tmp_path / "merged.stats")
     zoo_stats.save(tmp_path / "one.stats")
     assert (tmp_path / "merged.stats").read_bytes() == (tmp_path / "one.stats").read_bytes()
+    # Issue 46: a shard merged twice counted its images twice; another seed merged silently.
+    with pytest.raises(edgeq.Error, match="shard 0/2 is in both"):
+        edgeq.Stats.merge([shards[0], shards[0]])
+    other = edgeq.calibrate(zoo_pose_path, scenes, n=8, seed=1, shard=(1, 2), progress=False)
+    with pytest.raises(edgeq.Error, match="different samples"):
+        edgeq.Stats.merge([shards[0], other])
 
 
 def test_stats_do_not_depend_on_workers(zoo_pose_path, scenes, zoo_stats, tmp_path):

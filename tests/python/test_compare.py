@@ -1,9 +1,11 @@
 """edgeq.compare: the report `edgeq compare --json` writes, as attributes and a dict."""
 import json
 
+import numpy as np
 import pytest
 
 import edgeq
+from conftest import write_bmp
 
 
 @pytest.fixture(scope="module")
@@ -51,3 +53,16 @@ def test_compare_of_different_models_is_an_error(real_model, zoo_pose_path, val_
 def test_compare_bad_option_names_it(real_model, w8a16_path, val_dir):
     with pytest.raises(edgeq.Error, match="conf"):
         edgeq.compare(real_model, w8a16_path, val_dir, conf=2.0, progress=False)
+
+
+def test_compare_without_detections_has_no_match_rate(real_model, tmp_path):
+    """Issue 46: neither model detecting anything read as a match rate of 100 %; it is None
+    (JSON null) now, with a notice among the progress messages."""
+    write_bmp(tmp_path / "gray.bmp", np.full((120, 160, 3), 114, np.uint8))  # nobody there
+    notes = []
+    rep = edgeq.compare(real_model, real_model, tmp_path / "gray.bmp",
+                        progress=lambda k, t, d, n, m: notes.append(m))
+    assert rep.detections and rep.ref_detections == 0 and rep.test_detections == 0
+    assert rep.match_rate is None
+    assert rep.to_dict()["detections"]["match_rate"] is None
+    assert any("neither model detected anything" in m for m in notes)
