@@ -19,7 +19,7 @@ void build_app(CLI::App& app) {
   app.set_version_flag("--version", "edgeq " EDGEQ_VERSION);
   // A usage error is one line, as every other error: "edgeq: error: --n: 0 is outside [1, ...]".
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return "edgeq: error: " + detail::one_line(e.what()) + " (see --help)\n";
+    return "edgeq: error: " + printable(e.what()) + " (see --help)\n";
   });
   register_all(app);
 }
