@@ -257,7 +257,7 @@ TEST(LedgerCli, ControlCharactersArePrintedEscaped) {
     ASSERT_EQ(r.exit_code, 0) << cmd << r.err;
     EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << cmd;
     EXPECT_EQ(r.out.find('\r'), std::string::npos) << cmd;
-    EXPECT_NE(r.out.find("nightly\\x1b[31m\\x0d"), std::string::npos) << cmd << r.out;
+    EXPECT_NE(r.out.find("nightly\\x1b[31m\\r"), std::string::npos) << cmd << r.out;
   }
 }
 

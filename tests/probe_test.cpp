@@ -224,7 +224,7 @@ TEST(ProbeCli, FindsBrightnessInPooledTaps) {
   r = test::run_cli("probe --model '" + dir + "/full.onnx' --images '" + dir + "/img' --labels '" +
                     dir + "/labels.csv'");
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("--arm A"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("pooled taps of arm A"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("features of"), std::string::npos) << "refused after the features";
 }
 

@@ -34,7 +34,7 @@ void check_probe_models(const std::string& model_path, const std::string& quanti
                         int64_t max_features) {
   const ProbeModel m = probe_model(model_path, "probe model");
   EDGEQ_CHECK(m.features <= max_features, "probe: '", model_path, "' gives ", m.features,
-              " features per image; probe pooled taps (edgeq cut --arm A)");
+              " features per image; probe the pooled taps of arm A (a cut)");
   if (quantized_path.empty()) return;
   const ProbeModel q = probe_model(quantized_path, "quantized model");
   EDGEQ_CHECK(q.features == m.features || q.features < 0 || m.features < 0,

@@ -55,7 +55,7 @@ namespace {
 void merge_sample(StatsSample& a, const StatsSample& b) {
   EDGEQ_CHECK(a.seed == b.seed && a.n == b.n, "cannot merge stats of different samples (seed ",
               a.seed, " n ", a.n, " vs seed ", b.seed, " n ", b.n,
-              "); calibrate every shard with the same --seed and --n");
+              "); calibrate every shard with the same seed and n");
   const std::vector<int> shards = common(a.shards, b.shards);
   EDGEQ_CHECK(a.shard_count != b.shard_count || shards.empty(), "cannot merge stats: shard ",
               shards.empty() ? 0 : shards[0], "/", a.shard_count,

@@ -23,7 +23,7 @@ SqliteDb::Mode db_mode(const std::string& path, LedgerDb::Access access) {
     EDGEQ_CHECK(std::filesystem::exists(st), "ledger not found: ", path);
     EDGEQ_CHECK(std::filesystem::is_regular_file(st), "ledger ", path, " is ",
                 std::filesystem::is_directory(st) ? "a folder" : "not a regular file",
-                " (a ledger is an SQLite file that --ledger wrote)");
+                " (a ledger is the SQLite file edgeq records runs in)");
     // Reading a WAL database needs its -shm file: where the ledger or its folder is read-only,
     // read it as immutable (nothing else may be writing it then).
     const std::filesystem::path dir = std::filesystem::path(path).parent_path();
