@@ -7,7 +7,6 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/json_text.h"
-#include "core/printable.h"
 #include "core/sha256.h"
 #include "report/ledger.h"
 #include "report/ledger_check.h"

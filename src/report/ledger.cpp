@@ -175,15 +175,15 @@ constexpr const char* kRunColumns =
 LedgerRun run_from_row(const SqliteStatement& s) {
   LedgerRun r;
   r.id = s.integer(0);
-  // Read back printable: a ledger written elsewhere (or edited) may hold control characters,
-  // and these fields go to terminals and CI logs.
-  r.time = printable(s.text(1));
-  r.kind = printable(s.text(2));
-  r.command_line = printable(s.text(3));
-  r.tag = printable(s.text(4));
-  r.model_sha256 = printable(s.text(5));
-  r.output_sha256 = printable(s.text(6));
-  r.options = printable(s.text(7));
+  // Read back as stored (a tag may be bytes outside UTF-8, as the program was given it): the
+  // printers escape what reaches a terminal (report/ledger_print.cpp), the JSON writer keeps it.
+  r.time = s.text(1);
+  r.kind = s.text(2);
+  r.command_line = s.text(3);
+  r.tag = s.text(4);
+  r.model_sha256 = s.text(5);
+  r.output_sha256 = s.text(6);
+  r.options = s.text(7);
   return r;
 }
 
@@ -203,7 +203,7 @@ LedgerRun LedgerDb::run(int64_t id) {
   LedgerRun r = run_from_row(s);
   SqliteStatement m(db_, "SELECT name, value FROM metrics WHERE run_id = ?1 ORDER BY name");
   m.bind(1, id);
-  while (m.step()) r.metrics.emplace_back(printable(m.text(0)), m.real(1));
+  while (m.step()) r.metrics.emplace_back(m.text(0), m.real(1));
   return r;
 }
 
@@ -219,7 +219,7 @@ std::optional<int64_t> LedgerDb::latest(const std::string& tag, const std::strin
 std::vector<std::string> LedgerDb::tags() {
   std::vector<std::string> out;
   SqliteStatement s(db_, "SELECT DISTINCT tag FROM runs WHERE tag != '' ORDER BY tag");
-  while (s.step()) out.push_back(printable(s.text(0)));
+  while (s.step()) out.push_back(s.text(0));
   return out;
 }
 

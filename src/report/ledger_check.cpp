@@ -9,6 +9,7 @@
 
 #include "core/comma_list.h"
 #include "core/error.h"
+#include "core/printable.h"
 #include "core/text_format.h"
 #include "report/ledger_kinds.h"
 #include "report/ledger_metrics.h"
@@ -166,18 +167,19 @@ void print_check(const CheckResult& r, const std::string& baseline, const std::s
   for (const CheckRow& row : r.rows) {
     const std::string change =
         row.candidate ? number(*row.candidate - *row.baseline) : std::string("missing");
-    std::snprintf(line, sizeof line, "%-10s %-20s %14s %14s %14s %12s  %s\n", row.kind.c_str(),
-                  row.metric.c_str(), number(*row.baseline).c_str(),
+    std::snprintf(line, sizeof line, "%-10s %-20s %14s %14s %14s %12s  %s\n",
+                  printable(row.kind).c_str(), printable(row.metric).c_str(),
+                  number(*row.baseline).c_str(),
                   row.candidate ? number(*row.candidate).c_str() : "-", change.c_str(),
                   (row.direction + " " + row.limit).c_str(), row.regressed ? "REGRESSED" : "ok");
     os << line;
   }
   for (const std::string& m : r.not_recorded)
-    os << "note: " << m << " is not recorded in the baseline runs; not checked\n";
+    os << "note: " << printable(m) << " is not recorded in the baseline runs; not checked\n";
   const size_t n = r.regressions();
   os << "ledger check: " << n << " of " << r.rows.size() << " checked metric"
-     << (r.rows.size() == 1 ? "" : "s") << " regressed (" << candidate << " against " << baseline
-     << ")\n";
+     << (r.rows.size() == 1 ? "" : "s") << " regressed (" << printable(candidate) << " against "
+     << printable(baseline) << ")\n";
 }
 
 }  // namespace edgeq

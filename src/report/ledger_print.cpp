@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "core/printable.h"
 #include "core/text_format.h"
 
 namespace edgeq {
@@ -37,32 +38,36 @@ void print_run_list(LedgerDb& ledger, const std::vector<LedgerRun>& runs, std::o
       shown += (shown.empty() ? "" : "  ") + c.name + "=" + number(*v);
     }
     std::snprintf(line, sizeof line, "%5lld  %-20s  %-10s  %-14s  %-12s  %s\n",
-                  static_cast<long long>(r.id), r.time.c_str(), r.kind.c_str(),
-                  r.tag.empty() ? "-" : r.tag.c_str(), short_hash(r.model_sha256).c_str(),
-                  shown.c_str());
+                  static_cast<long long>(r.id), printable(r.time).c_str(),
+                  printable(r.kind).c_str(), r.tag.empty() ? "-" : printable(r.tag).c_str(),
+                  printable(short_hash(r.model_sha256)).c_str(), shown.c_str());
     os << line;
   }
-  os << runs.size() << " run(s) in " << ledger.path() << "\n";
+  os << runs.size() << " run(s) in " << printable(ledger.path()) << "\n";
 }
 
 void print_run(const LedgerRun& r, std::ostream& os) {
-  os << "run " << r.id << " (" << r.kind << ")" << (r.tag.empty() ? "" : ", tag " + r.tag) << "\n"
-     << "  time      " << r.time << " UTC\n"
-     << "  command   " << r.command_line << "\n"
-     << "  model     " << (r.model_sha256.empty() ? "-" : r.model_sha256) << "\n"
-     << "  output    " << (r.output_sha256.empty() ? "-" : r.output_sha256) << "\n"
-     << "  options   " << r.options << "\n"
+  os << "run " << r.id << " (" << printable(r.kind) << ")"
+     << (r.tag.empty() ? "" : ", tag " + printable(r.tag)) << "\n"
+     << "  time      " << printable(r.time) << " UTC\n"
+     << "  command   " << printable(r.command_line) << "\n"
+     << "  model     " << (r.model_sha256.empty() ? "-" : printable(r.model_sha256)) << "\n"
+     << "  output    " << (r.output_sha256.empty() ? "-" : printable(r.output_sha256)) << "\n"
+     << "  options   " << printable(r.options) << "\n"
      << "  metrics (" << r.metrics.size() << ")\n";
   char line[256];
   for (const auto& [name, v] : r.metrics) {
-    std::snprintf(line, sizeof line, "    %-36s %s\n", name.c_str(), number(v).c_str());
+    std::snprintf(line, sizeof line, "    %-36s %s\n", printable(name).c_str(), number(v).c_str());
     os << line;
   }
 }
 
 void print_run_diff(const LedgerRun& a, const LedgerRun& b, std::ostream& os) {
-  os << "run " << a.id << " (" << a.kind << (a.tag.empty() ? "" : ", " + a.tag) << ") -> run "
-     << b.id << " (" << b.kind << (b.tag.empty() ? "" : ", " + b.tag) << ")\n";
+  auto title = [](const LedgerRun& r) {
+    return "run " + std::to_string(r.id) + " (" + printable(r.kind) +
+           (r.tag.empty() ? "" : ", " + printable(r.tag)) + ")";
+  };
+  os << title(a) << " -> " << title(b) << "\n";
   std::map<std::string, std::pair<std::optional<double>, std::optional<double>>> rows;
   for (const auto& [name, v] : a.metrics) rows[name].first = v;
   for (const auto& [name, v] : b.metrics) rows[name].second = v;
@@ -77,7 +82,7 @@ void print_run_diff(const LedgerRun& a, const LedgerRun& b, std::ostream& os) {
       change = number(*vb - *va);
       if (*va != 0) pct = format_number("%+.2f%%", 100 * (*vb - *va) / std::abs(*va));
     }
-    std::snprintf(line, sizeof line, "  %-36s %14s %14s %14s %9s\n", name.c_str(),
+    std::snprintf(line, sizeof line, "  %-36s %14s %14s %14s %9s\n", printable(name).c_str(),
                   va ? number(*va).c_str() : "-", vb ? number(*vb).c_str() : "-", change.c_str(),
                   pct.c_str());
     os << line;
