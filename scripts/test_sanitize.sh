@@ -19,7 +19,7 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:${UBSAN_OPTIONS:-}"
 # sanitizers one, Calibrator...OnTheRealModel, alone took 10 minutes). The zoo-model and unit
 # suites that stay exercise the same code. The installed-package test is left out too: its
 # example links the instrumented library without the sanitizer runtime.
-EXCLUDE="${EDGEQ_SANITIZE_EXCLUDE:-RealModel|RealPose|Coco8|Real\.|FieldDefect|QuantCli\.|QuantAuto\.|QuantW8A8Default|StatsFromAnotherModel|Simd\.ProgramWrites|QuantRepairCli\.|StudyCli\.|StudyReport\.|DeployRunCli\.|DeployThousandFrames|LedgerCli\.CheckFails|KillSafety|ThreadDeterminism|Api\.(Quantize|Session|Progress)|CliInterrupt|StudyQuantize|InstalledPackage}"
+EXCLUDE="${EDGEQ_SANITIZE_EXCLUDE:-RealModel|RealPose|Coco8|Real\.|FieldDefect|QuantCli\.|QuantAuto\.|QuantW8A8Default|StatsFromAnotherModel|Simd\.ProgramWrites|QuantRepairCli\.|StudyCli\.|StudyReport\.|DeployRunCli\.|DeployThousandFrames|LedgerCli\.CheckFails|KillSafety|SignalKill|ThreadDeterminism|Api\.(Quantize|Session|Progress)|CliInterrupt|StudyQuantize|InstalledPackage}"
 cd build-asan
 if [ "${1:-}" = "all" ]; then
   ctest --output-on-failure -j2 --timeout 3000
