@@ -120,6 +120,12 @@ TEST(OutputGuardCli, NoOutputMayNameTheLedger) {
   // study --plan onto the results it would describe.
   expect_refused_before_work(study + s.q(out) + " --plan " + s.q(out + "/data.json"),
                              "--plan " + out + "/data.json lies in out " + out, out + "/data.json");
+  // A ledger that is a device (or a link to one) is refused when it is opened, before the work
+  // (bench used to run, then fail with SQLite's "disk I/O error").
+  fs::create_symlink("/dev/null", s.dir + "/null.sqlite");
+  for (const std::string& ledger : {std::string("/dev/null"), s.dir + "/null.sqlite"})
+    expect_refused_before_work("bench --model " + m + " --runs 1 --ledger " + s.q(ledger),
+                               "is not a regular file", s.model);
 }
 
 // An output onto a photo of an input folder fails before any image is read (run --report used to

@@ -17,13 +17,16 @@ namespace {
 constexpr int kSchemaVersion = 1;
 
 SqliteDb::Mode db_mode(const std::string& path, LedgerDb::Access access) {
+  // Read or written, a ledger is a regular file (through a link, its target): a device, a FIFO
+  // or a folder is refused when it is opened, before the work whose run it would record.
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  EDGEQ_CHECK(access == LedgerDb::Access::kWrite || std::filesystem::exists(st),
+              "ledger not found: ", path);
+  EDGEQ_CHECK(!std::filesystem::exists(st) || std::filesystem::is_regular_file(st), "ledger ", path,
+              " is ", std::filesystem::is_directory(st) ? "a folder" : "not a regular file",
+              " (a ledger is the SQLite file edgeq records runs in)");
   if (access == LedgerDb::Access::kRead) {
-    std::error_code ec;
-    const std::filesystem::file_status st = std::filesystem::status(path, ec);
-    EDGEQ_CHECK(std::filesystem::exists(st), "ledger not found: ", path);
-    EDGEQ_CHECK(std::filesystem::is_regular_file(st), "ledger ", path, " is ",
-                std::filesystem::is_directory(st) ? "a folder" : "not a regular file",
-                " (a ledger is the SQLite file edgeq records runs in)");
     // Reading a WAL database needs its -shm file: where the ledger or its folder is read-only,
     // read it as immutable (nothing else may be writing it then).
     const std::filesystem::path dir = std::filesystem::path(path).parent_path();
