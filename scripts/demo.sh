@@ -28,8 +28,8 @@ PHOTOS=data/coco8-pose/images
 mkdir -p "$OUT"
 start=$(date +%s)
 step() { echo; echo "== [$(( $(date +%s) - start ))s] $*"; }
-# On an x86 CPU without VNNI, int8 kernels pair products in int16 (README: W8A8 on x86 CPUs
-# without VNNI); the doctor's cpu-avx2 table says what that costs a W8A8 model here.
+# On an x86 CPU without VNNI, int8 kernels pair products in int16 (docs/saturation.md: W8A8 on
+# x86 CPUs without VNNI); the doctor's cpu-avx2 table says what that costs a W8A8 model here.
 if grep -qw avx2 /proc/cpuinfo && ! grep -qwE 'avx512_vnni|avx_vnni' /proc/cpuinfo; then
   CPU_TARGET=cpu-avx2
 else

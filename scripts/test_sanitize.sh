@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds edgeq and its tests with clang, AddressSanitizer and UndefinedBehaviorSanitizer into
 # build-asan (scripts/lib.sh build_sanitized) and runs a subset of the test suite under them: any
-# report fails the run. The subset (CTest regex below, stated in README "Sanitizers and fuzzing")
-# leaves out the slowest real-model suites so that CI stays short; `scripts/test_sanitize.sh all`
-# runs everything.
+# report fails the run. The subset (CTest regex below, stated in docs/benchmark.md, "Portable
+# builds, sanitizers and fuzzing") leaves out the slowest real-model suites so that CI stays short;
+# `scripts/test_sanitize.sh all` runs everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh

@@ -533,10 +533,10 @@ TEST(StudyCli, AutoSchemeRunsOnArmCWithinItsBudget) {
   EXPECT_TRUE((*autop)["metrics"].contains("detections"));
 }
 
-// `study --labels` with arms A, B and C (the README's usage): labels belong to the arm whose
-// outputs are detections, so arm C reports mAP for both models and the cut arms A and B, whose
-// outputs are features, run without them (before, arm A failed: "labels given but the models have
-// no YOLO head output"). A zoo yolo11n-pose at 160 on the coco8-pose photos keeps it quick.
+// `study --labels` with arms A, B and C (the usage docs/commands.md gives): labels belong to the
+// arm whose outputs are detections, so arm C reports mAP for both models and the cut arms A and B,
+// whose outputs are features, run without them (before, arm A failed: "labels given but the models
+// have no YOLO head output"). A zoo yolo11n-pose at 160 on the coco8-pose photos keeps it quick.
 TEST(StudyCli, LabelsGoToTheArmWithDetections) {
   const std::string dir = test::temp_dir("study-labels");
   save_onnx(build_yolo11("yolo11n-pose", 160), dir + "/m.onnx");

@@ -30,9 +30,9 @@ struct WeightRepairOptions {
   bool any() const { return gptq || bias_correction; }
 };
 
-// Whether a run with calibration images rounds weights with GPTQ unless told otherwise: under
-// W8A16 (8-bit weights, 16-bit activations). Measured on held-out images (README, "Weight
-// repair"): with 16-bit activations GPTQ lowered output error and box / keypoint error on every
+// Whether a run with calibration images rounds weights with GPTQ unless told otherwise: under W8A16
+// (8-bit weights, 16-bit activations). Measured on held-out images (docs/quantization.md: Weight
+// repair): with 16-bit activations GPTQ lowered output error and box / keypoint error on every
 // split; under W8A8 activation rounding dominates and the detections moved within the noise of
 // changing the calibration images, so W8A8 runs it only when asked.
 bool gptq_by_default(const QuantConfig& config);

@@ -1,4 +1,4 @@
-"""pip install into a virtual environment, as README says (PyPI not needed)."""
+"""pip install into a virtual environment, as docs/api.md says (PyPI not needed)."""
 import os
 import subprocess
 import sys
