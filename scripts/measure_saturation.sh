@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# W8A8 on x86 CPUs without VNNI (DESIGN.md lesson 10): the plain W8A8 file, --saturation-safe (with
-# and without GPTQ) and --reduce-range, each judged against FP32 on held-out images as executed by
+# W8A8 on x86 CPUs without VNNI (docs/lessons.md, lesson 10): the plain W8A8 file, --saturation-safe
+# (with and without GPTQ) and --reduce-range, each judged against FP32 on held-out images as
+# executed by
 #   formula:  ONNX Runtime with graph optimization "basic" (the exact QDQ formula),
 #   ORT int8: ONNX Runtime's default session (its int8 kernels, on this machine's CPU),
 #   edgeq int8: --exec int8 (exact integer sums on any CPU),

@@ -10,8 +10,8 @@ EDGEQ_WERROR=ON ./scripts/setup.sh
 (cd build && ctest --output-on-failure -j2 --timeout 900)
 # The Python package's tests (tests/python, pytest from Debian) on the build tree.
 (cd tests/python && /usr/bin/python3 -m pytest -q -p no:cacheprovider)
-# The tests whose arithmetic depends on the CPU level again, with oneDNN and edgeq's loops capped
-# to lower levels (DESIGN.md lesson 10): thread determinism and the int8 convolution at SSE4.1,
+# The tests whose arithmetic depends on the CPU level again, with oneDNN and edgeq's loops capped to
+# lower levels (docs/lessons.md, lesson 10): thread determinism and the int8 convolution at SSE4.1,
 # and at AVX2 too where this CPU has AVX-512 (on an AVX2 CPU the run above is that level).
 (cd build && ONEDNN_MAX_CPU_ISA=SSE41 EDGEQ_SIMD=scalar \
   ctest --output-on-failure -j2 --timeout 900 -R "ThreadDeterminism|QConv|Int8Pairing")

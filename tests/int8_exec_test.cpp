@@ -300,7 +300,7 @@ std::vector<Detection> detections(const Tensor& out) {
 // --exec int8 against the QDQ formula, on every CPU: the simulation, and ONNX Runtime with graph
 // optimization "basic". Then, on purpose, ORT's own int8 kernels (its default session): with VNNI
 // they agree with the integer run; without it they add products in saturating int16 pairs
-// (DESIGN.md lesson 10) and land further from the formula than the integer run, whose QConv
+// (docs/lessons.md, lesson 10) and land further from the formula than the integer run, whose QConv
 // splits the weights where a pair could overflow (kernels/qconv.cpp).
 TEST(Int8ExecRealModel, DetectionsMatchSimulationAndOnnxRuntime) {
   EDGEQ_REQUIRE_REAL_DATA();
@@ -370,7 +370,7 @@ TEST(Int8ExecRealModel, DetectionsMatchSimulationAndOnnxRuntime) {
               test::cpu_has_vnni() ? "with" : "without", (long long)ik.matched,
               (long long)ik.ref_count);
   // The integer run holds to the formula as well as the bit-exact simulation does (8-bit flips
-  // cascade between engines, DESIGN.md lesson 7).
+  // cascade between engines, docs/lessons.md, lesson 7).
   EXPECT_GE(d.match_rate, 0.93);
   EXPECT_GE(d.match_rate, s.match_rate.value() - 0.03);
   // On 40 images a few keypoints across an OKS threshold move pose mAP by a point or more; the

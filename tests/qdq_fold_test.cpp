@@ -356,7 +356,7 @@ TEST(QdqFoldRealModel, W8A16WithinStepsOfOnnxRuntime) {
   std::printf("output0 vs ORT in steps of %.4g: %.1f%% equal, p99 %.1f, p99.9 %.1f, max %.1f\n",
               step, 100.0 * exact / steps.size(), pct(0.99), pct(0.999), steps.back());
   // Summation order differs (oneDNN vs MLAS): values on a rounding boundary flip by one step
-  // and the flips cascade through the network (DESIGN.md lesson 7), so judge percentiles.
+  // and the flips cascade through the network (docs/lessons.md, lesson 7), so judge percentiles.
   EXPECT_GT(double(exact) / steps.size(), 0.6);
   EXPECT_LE(pct(0.99), 6.0);
 }

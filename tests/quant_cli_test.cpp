@@ -56,8 +56,8 @@ int count_lines(const std::string& s) {
 // edgeq's fake-quant run of a QDQ model against ONNX Runtime's, on output0's anchors that ORT
 // scores > 0.25: boxes within 0.1 px, scores within one step of output0's encoding (at least
 // 1e-3). output0 carries boxes, scores and keypoints in one 16-bit encoding (~700 px span, a step
-// of ~0.011): one rounding flip between the two runtimes (DESIGN.md lesson 7) moves a score by a
-// whole step, and whether a confident anchor's score flips on these images changes with any
+// of ~0.011): one rounding flip between the two runtimes (docs/lessons.md, lesson 7) moves a score
+// by a whole step, and whether a confident anchor's score flips on these images changes with any
 // weight or placement.
 void expect_agrees_with_ort(const std::string& qpath, const std::vector<std::string>& images,
                             const char* what) {

@@ -36,7 +36,7 @@ TEST(QuantEncoding, RangeIsWidenedToIncludeZero) {
 }
 
 TEST(QuantEncoding, Asymmetric16BitBoxRange) {
-  // The box decode range of DESIGN.md: [-0.6, 80.6] at 16 bit.
+  // The box decode range of docs/lessons.md, lesson 1: [-0.6, 80.6] at 16 bit.
   Encoding e = encoding_from_range(-0.6, 80.6, 16, false);
   EXPECT_NEAR(e.scale, 81.2 / 65535.0, 1e-9);
   EXPECT_EQ(e.zero_point(), 484);  // 0.6 * 65535 / 81.2 = 484.25

@@ -118,8 +118,8 @@ TEST(QuantRepairCli, RepairedModelRunsInOrtLikeEdgeq) {
   const std::string image = list_images(fx.images).at(0);
   const std::vector<double> r = steps_from_ort(repaired_model(), image);
   const std::vector<double> p = steps_from_ort(plain, image);
-  // Two correct engines flip 16-bit codes by one step and the flips cascade (DESIGN.md lesson 7):
-  // judged by percentiles, against the same comparison of the unrepaired model.
+  // Two correct engines flip 16-bit codes by one step and the flips cascade (docs/lessons.md,
+  // lesson 7): judged by percentiles, against the same comparison of the unrepaired model.
   const size_t p99 = r.size() * 99 / 100;
   // Most values agree to a small part of the coarsest step (output0 is assembled in float from
   // values of several encodings, each as fine as or finer than that step).

@@ -165,10 +165,10 @@ TEST(QuantW8A8Default, DoctorFindsNoLossyConstant) {
 }
 
 // ONNX Runtime with graph optimization "basic" runs the file as the QDQ formula (its default fuses
-// 8-bit QDQ into its own int8 kernels, which saturate on CPUs without VNNI: DESIGN.md lesson 10).
-// Two exact engines still flip codes by a step where float sums differ (lesson 7), so the runs are
-// compared at the detection level: ORT's detections on every image against `edgeq infer`'s,
-// matched one-to-one at IoU >= 0.5.
+// 8-bit QDQ into its own int8 kernels, which saturate on CPUs without VNNI: docs/lessons.md,
+// lesson 10). Two exact engines still flip codes by a step where float sums differ (lesson 7 of
+// the same page), so the runs are compared at the detection level: ORT's detections on every
+// image against `edgeq infer`'s, matched one-to-one at IoU >= 0.5.
 TEST(QuantW8A8Default, OnnxRuntimeRunsItAndAgreesWithInfer) {
   EDGEQ_REQUIRE_ORT();
   for (const Quantized& m : models()) {

@@ -27,7 +27,7 @@ std::string ort_unavailable_reason();
 // How ONNX Runtime runs a model. kFormula (graph optimization "basic") keeps QDQ as
 // DequantizeLinear -> float op -> QuantizeLinear: the exact QDQ formula, the oracle for what
 // edgeq computes. kOrtKernels (ORT's default, "all") fuses 8-bit QDQ into ORT's own int8 kernels,
-// which add u8 x s8 products in saturating int16 pairs on x86 CPUs without VNNI (DESIGN.md
+// which add u8 x s8 products in saturating int16 pairs on x86 CPUs without VNNI (docs/lessons.md,
 // lesson 10): only tests of those kernels ask for it, and say what they expect on each CPU kind.
 enum class OrtGraph { kFormula, kOrtKernels };
 // Runs `model` in ONNX Runtime (CPU) on `inputs`; returns outputs by name ('/', '\\' and ':' in

@@ -1,6 +1,6 @@
-// Constant errors: what quantizing a constant costs in input pixels (DESIGN.md lesson 8). The YOLO
-// decode reads constants (the anchor grid, the strides, the 2 of the box centre, the DFL conv's
-// weights 0..15) whose error lands in every box and keypoint.
+// Constant errors: what quantizing a constant costs in input pixels (docs/lessons.md, lesson 8).
+// The YOLO decode reads constants (the anchor grid, the strides, the 2 of the box centre, the DFL
+// conv's weights 0..15) whose error lands in every box and keypoint.
 //
 // Judged: each quantized constant that feeds a value with a pixel meaning (ir/head_decode.h)
 // through Add / Sub / Mul / Div, Concat and move-only ops, and each quantized weight whose values

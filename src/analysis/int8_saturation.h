@@ -1,9 +1,9 @@
-// The doctor's view of int8 saturation on x86 CPUs without VNNI (DESIGN.md lesson 10): which Convs
-// of a QDQ model have pairs of weight codes that can overflow the int16 that ONNX Runtime's and
-// oneDNN's int8 kernels add two products into (runtime/int8_pairs.h), how often they did on images
-// (ORT's order, raw u8 codes), and what the emulation of those kernels predicts for the detections.
-// Targets say whether they pair products (TargetOps::int8_pairs): "saturate" (cpu-avx2: flagged as
-// warnings), "depends" (cpu: explained as info, with and without VNNI).
+// The doctor's view of int8 saturation on x86 CPUs without VNNI (docs/lessons.md, lesson 10): which
+// Convs of a QDQ model have pairs of weight codes that can overflow the int16 that ONNX Runtime's
+// and oneDNN's int8 kernels add two products into (runtime/int8_pairs.h), how often they did on
+// images (ORT's order, raw u8 codes), and what the emulation of those kernels predicts for the
+// detections. Targets say whether they pair products (TargetOps::int8_pairs): "saturate" (cpu-avx2:
+// flagged as warnings), "depends" (cpu: explained as info, with and without VNNI).
 #pragma once
 #include <cstdint>
 #include <map>

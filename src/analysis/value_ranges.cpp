@@ -51,7 +51,7 @@ std::vector<Finding> range_findings(const Stats& stats,
                    : enc->second.channels[0].bitwidth;
     auto px = pixels.find(name);
     if (px != pixels.end() && !px->second.grid && r.step8 > 1.0 && bits != 16 && bits != 32) {
-      // Pixel-space values at 8 bit: a step wider than a pixel (DESIGN lesson 3).
+      // Pixel-space values at 8 bit: a step wider than a pixel (docs/lessons.md, lesson 3).
       Finding f{
           bits == 8 ? Severity::kWarning : Severity::kInfo, "range", name, "", "", r.step8, {}};
       f.message = "pixel-space value spans " + format_number("%.1f", r.span) +

@@ -1,5 +1,5 @@
 // compare: a test model (e.g. quantized) against its reference (FP32) on the same letterboxed
-// images, at three levels (DESIGN.md lesson 6):
+// images, at three levels (docs/lessons.md, lesson 6):
 //   tensors     per graph output (taps included): relative L2, cosine, max |diff|;
 //   detections  after NMS, test matched one-to-one to reference at IoU >= 0.5: match rate,
 //               extra, missing, box / keypoint px error, score shift (original-image pixels);

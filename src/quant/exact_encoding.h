@@ -2,7 +2,7 @@
 // Encoding::dequantize(quantize(x)) == x (+0 and -0 count as equal). Constants such as the YOLO
 // decode's anchor grid (0.5..79.5: step 0.5), strides (8/16/32: step 8) and the DFL conv's
 // weights (the integers 0..15: step 1) lie on a grid by construction; an encoding from their
-// min / max moves them (DESIGN.md lesson 8), one on their own grid keeps them.
+// min / max moves them (docs/lessons.md, lesson 8), one on their own grid keeps them.
 //
 // Candidate steps, coarsest first; the first whose codes fit and under which every value
 // round-trips is the answer:

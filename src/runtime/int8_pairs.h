@@ -1,6 +1,6 @@
-// Where x86 int8 convolutions saturate (DESIGN.md lesson 10). Without VNNI, oneDNN's (and ORT's)
-// int8 kernels multiply u8 activations by s8 weights and add the products two at a time into a
-// saturating int16 (vpmaddubsw): 255 x (w_a + w_b) leaves int16 when two weights of one sign add
+// Where x86 int8 convolutions saturate (docs/lessons.md, lesson 10). Without VNNI, oneDNN's (and
+// ORT's) int8 kernels multiply u8 activations by s8 weights and add the products two at a time into
+// a saturating int16 (vpmaddubsw): 255 x (w_a + w_b) leaves int16 when two weights of one sign add
 // up to 129 or more in magnitude. With VNNI (vpdpbusd) the products go straight into int32.
 #pragma once
 #include <cstdint>

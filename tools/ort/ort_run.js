@@ -9,7 +9,7 @@
 // --opt: ORT's graph optimization level, disabled | basic | extended | all (default all, ORT's
 // own default). "basic" keeps QDQ as DequantizeLinear -> float op -> QuantizeLinear, the exact
 // QDQ formula; "all" fuses 8-bit QDQ into ORT's int8 kernels, which on x86 CPUs without VNNI add
-// u8 x s8 products in saturating int16 pairs (DESIGN.md lesson 10).
+// u8 x s8 products in saturating int16 pairs (docs/lessons.md, lesson 10).
 // Output names have '/' replaced by '_' in file names, as `edgeq infer` does.
 'use strict';
 const fs = require('fs');
