@@ -7,11 +7,11 @@
 namespace {
 
 // libgomp (used by our kernels and by oneDNN) reads its wait policy once, when it loads. Its
-// default (spin ~300k iterations, then sleep) collapses when other processes compete for the
-// cores, while fully passive waiting pays a wake-up on each of the ~300 parallel regions per
-// frame. Measured on a shared 2-core machine (yolo11n-pose, 2 threads, median ms):
-//   heavy load: default 1023, passive 144;  light load: default 34, passive 65, spin 3000 37.
-// So unless the user chose, run again once with a short spin (GOMP_SPINCOUNT=5000).
+// default (spin ~300k iterations, then sleep) collapses when other processes compete for the cores,
+// while fully passive waiting pays a wake-up on each of the ~300 parallel regions per frame. On a
+// shared 2-core machine a short spin held up under heavy and light load alike, where each of the
+// other two lost badly under one of them (numbers in docs/status.md, "Measurements moved from code
+// comments"). So unless the user chose, run again once with a short spin (GOMP_SPINCOUNT=5000).
 void choose_omp_wait_policy(char** argv) {
   if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return;
   setenv("GOMP_SPINCOUNT", "5000", 1);

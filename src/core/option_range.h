@@ -26,10 +26,11 @@ struct OptionRange {
 };
 
 // The most threads a thread or worker count may ask for: 4 per CPU of this machine, at least 16.
-// More only slows a run down (10000 threads took 42 s for one image) and beyond a few thousand
-// thread creation fails or crashes; 4 per CPU still lets a 2-core CI machine run the
-// thread-determinism tests' 1, 2, 3 (and 3 workers x 3 threads), and the floor of 16 keeps a
-// script written on a workstation (--threads 8, 16) valid on a small container.
+// More only slows a run down (measured with 10000 threads: docs/status.md, "Measurements moved from
+// code comments") and beyond a few thousand thread creation fails or crashes; 4 per CPU still lets
+// a 2-core CI machine run the thread-determinism tests' 1, 2, 3 (and 3 workers x 3 threads), and
+// the floor of 16 keeps a script written on a workstation (--threads 8, 16) valid on a small
+// container.
 int max_threads();
 
 namespace ranges {

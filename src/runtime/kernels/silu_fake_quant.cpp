@@ -1,10 +1,9 @@
-// AVX2 runs hand-written intrinsics: the compiler's loop waits on the long dependency chain of
-// each vector (the exp polynomial, three divisions), about 150 cycles, more than the CPU looks
-// ahead; split into passes over small blocks it overlaps iterations (on a 2-core Zen 3, one
-// thread, values in cache: 1.55 -> 1.0 ns a value, the output step included). Each intrinsic is the
-// scalar formula's operation in the same order (no fused multiply-add): the same bits, NaN and
-// signed zeros included. AVX-512 and the baseline keep the compiler's clones of the scalar loop,
-// the output step as a second pass.
+// AVX2 runs hand-written intrinsics: the compiler's loop waits on the long dependency chain of each
+// vector (the exp polynomial, three divisions), longer than the CPU looks ahead; split into passes
+// over small blocks it overlaps iterations and takes less time per value, the output step included
+// (measured in docs/status.md, issue 31). Each intrinsic is the scalar formula's operation in the
+// same order (no fused multiply-add): the same bits, NaN and signed zeros included. AVX-512 and the
+// baseline keep the compiler's clones of the scalar loop, the output step as a second pass.
 #include "runtime/kernels/silu_fake_quant.h"
 
 #include <algorithm>

@@ -45,7 +45,7 @@ EDGEQ_ALWAYS_INLINE void contiguous_body(const float* x, float* y, int64_t len) 
     for (int k = 0; k < w; ++k) part[k] += part[k + w];
   const float sum = part[0] + rest;
   // omp simd: at -O2 GCC 12 leaves a loop of unknown length scalar unless told (the attention's
-  // 400-wide rows took 1.6x as long with this loop scalar).
+  // 400-wide rows took clearly longer with this loop scalar; measured in docs/status.md, issue 31).
   if (Log) {
     const float ls = std::log(sum);
 #pragma omp simd

@@ -18,12 +18,12 @@ namespace edgeq {
 
 class WinogradConv {
  public:
-  // Whether convolutions of geometry `g` run here: 3x3, stride 1, dilation 1, no groups, at
-  // least 8 input channels (on a Zen 3, 2 threads, every such shape of yolo11n-pose: 0.35-0.69
-  // of oneDNN's direct kernel's time with its SiLU, 0.84 on the 8 -> 16 at 160x160), where oneDNN
-  // runs its AVX2 kernels (onednn_runs_avx2: at AVX-512 oneDNN's own kernels stay, not measured
-  // against these) on a CPU with FMA. The choice follows oneDNN's level, not EDGEQ_SIMD's, so
-  // every edgeq level computes the same bits on one CPU.
+  // Whether convolutions of geometry `g` run here: 3x3, stride 1, dilation 1, no groups, at least 8
+  // input channels (faster than oneDNN's direct kernel with its SiLU on every such shape of
+  // yolo11n-pose on an AVX2 CPU; measured in docs/status.md, issue 31), where oneDNN runs its AVX2
+  // kernels (onednn_runs_avx2: at AVX-512 oneDNN's own kernels stay, not measured against these) on
+  // a CPU with FMA. The choice follows oneDNN's level, not EDGEQ_SIMD's, so every edgeq level
+  // computes the same bits on one CPU.
   static bool supports(const ConvGeometry& g);
   // weights [O, I, 3, 3], bias [O] or null; then SiLU when `silu`, then the output's fake-quant
   // step when `fake_quant` is active.
