@@ -129,6 +129,32 @@ TEST(OptionRange, StudyLeasesAreFiniteAndClaimsFromFarAheadLapse) {
   EXPECT_FALSE(b.try_claim("live"));
 }
 
+// A range names a scheme the quantizer knows, checked with the other options (it used to be
+// refused only in the quantizer, after weight repair, and in the study after calibrating).
+TEST(OptionRange, RangeSchemesAreCheckedBeforeAnyWork) {
+  QuantizeOptions q;
+  for (const std::string ok : {"minmax", "entropy", "mse", "percentile", "percentile:99.9"}) {
+    q.range = ok;
+    EXPECT_EQ(test::error_of([&] { validate(q); }), "") << ok;
+  }
+  for (const std::string bad : {"mse2", "", "MinMax", "percentile:101", "mse:3"}) {
+    q.range = bad;
+    expect_message(test::error_of([&] { validate(q); }), "range: ");
+  }
+  q.range = "mse2";
+  expect_message(test::error_of([&] { validate(q); }),
+                 "unknown range scheme 'mse2' (choose minmax, percentile[:P], entropy or mse)");
+  StudyConfig s;
+  s.models = {test::real_model_path()};
+  s.images = s.test = test::coco8_pose_dir();
+  s.out = test::temp_dir("range-study");
+  s.range = "entropy2";
+  expect_message(test::error_of([&] { check_study_options(s); }),
+                 "range: unknown range scheme 'entropy2'");
+  s.range = "entropy";
+  EXPECT_EQ(test::error_of([&] { check_study_options(s); }), "");
+}
+
 // Options that do nothing with the others as they are are refused, not ignored.
 TEST(OptionRange, OptionsThatDoNothingInContextAreRefused) {
   QuantizeOptions q;

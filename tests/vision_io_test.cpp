@@ -4,12 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/videoio.hpp>
 
 #include "core/error.h"
+#include "edgeq/warning.h"
 #include "test_util.h"
 #include "vision/detections_json.h"
 #include "vision/draw.h"
@@ -112,6 +114,39 @@ TEST(VisionImageIo, FolderSkipsUnreadableImagesSingleFileThrows) {
   EXPECT_NE(e.find("missing.jpg"), std::string::npos) << e;
   e = error_of([&] { expand_image_paths(d / "nothing_here"); });
   EXPECT_NE(e.find("nothing_here"), std::string::npos) << e;
+}
+
+// Skipped images are warnings through the process's handler (edgeq/warning.h), not lines the
+// library writes to stderr itself: a front end gets the message, names unescaped; the default
+// handler prints one escaped line.
+TEST(VisionImageIo, SkippedImagesGoToTheWarningHandler) {
+  TempDir d;
+  write_png(d / "a.png", 6, 5, {10, 20, 30});
+  const std::string bad = d / "b\x1b]0;title\x07.png";
+  write_text(bad, "garbage");
+  std::vector<std::string> got;
+  EXPECT_FALSE(set_warning_handler([&](const std::string& m) { got.push_back(m); }));
+  Frame f;
+  {
+    ImageFrameSource src(d.str());
+    while (src.next(&f)) {
+    }
+  }
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].rfind("skipping image: ", 0), 0u) << got[0];
+  EXPECT_NE(got[0].find("b\\x1b]0;title\\x07.png"), std::string::npos) << got[0];
+  EXPECT_TRUE(set_warning_handler({}));  // the default again
+  testing::internal::CaptureStderr();
+  {
+    ImageFrameSource src(d.str());
+    while (src.next(&f)) {
+    }
+  }
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(err.rfind("edgeq: warning: skipping image: ", 0), 0u) << err;
+  EXPECT_EQ(err.find('\x1b'), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_EQ(got.size(), 1u);  // the handler was replaced
 }
 
 TEST(VisionImageIo, EmptyFolderIsAnError) {

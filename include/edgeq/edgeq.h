@@ -21,3 +21,4 @@
 #include "edgeq/quantize.h"
 #include "edgeq/session.h"
 #include "edgeq/study.h"
+#include "edgeq/warning.h"

@@ -18,6 +18,7 @@
 #include "quant/encodings_json.h"
 #include "quant/quantize_io.h"
 #include "quant/quantize_model.h"
+#include "quant/range_scheme.h"
 #include "quant/weight_repair.h"
 #include "runtime/float_io.h"
 
@@ -103,6 +104,7 @@ void validate(const QuantizeOptions& o) {
   check_unique(o.a16, "a16");
   check_unique(o.mixed, "mixed");
   check_unique(o.exclude, "exclude");
+  check_range_scheme("range", o.range);  // before weight repair or the search runs
   if (o.percentile != 0) check_option("percentile", o.percentile, ranges::kPercentile);
   check_option("threads", o.threads, ranges::threads());
   parse_quantize_io(o.quantize_io);

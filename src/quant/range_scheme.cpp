@@ -54,4 +54,12 @@ std::unique_ptr<RangeScheme> make_range_scheme(const std::string& spec) {
   fail("unknown range scheme '", spec, "' (choose minmax, percentile[:P], entropy or mse)");
 }
 
+void check_range_scheme(const std::string& option, const std::string& spec) {
+  try {
+    make_range_scheme(spec);
+  } catch (const Error& e) {
+    fail(option, ": ", e.what());
+  }
+}
+
 }  // namespace edgeq

@@ -42,6 +42,9 @@ std::unique_ptr<RangeScheme> make_entropy_scheme();
 std::unique_ptr<RangeScheme> make_mse_scheme();
 // "minmax", "percentile", "percentile:99.9", "entropy" or "mse"; throws listing the choices.
 std::unique_ptr<RangeScheme> make_range_scheme(const std::string& spec);
+// The same check without building the scheme, for options checked before any work: throws
+// "<option>: unknown range scheme ... (choose ...)".
+void check_range_scheme(const std::string& option, const std::string& spec);
 
 // Shared by the schemes: counts of |x| in bins [i * w, (i + 1) * w), w = h.bin_width(). Exact,
 // because the histogram's bins are aligned at 0.

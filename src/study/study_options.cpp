@@ -15,6 +15,7 @@
 #include "core/option_range.h"
 #include "core/path_name.h"
 #include "ir/cut.h"
+#include "quant/range_scheme.h"
 #include "vision/image_io.h"
 
 namespace edgeq {
@@ -205,6 +206,7 @@ void check_study_options(const StudyOptions& o) {
   const std::string p = study_placement(o);
   EDGEQ_CHECK(p == "ort" || p == "qnn" || p == "cpu", "placement: '", p,
               "' is not one of auto, ort, qnn, cpu");
+  check_range_scheme("range", o.range);  // before the first calibration
   check_option("calib_n", o.calib_n, ranges::kImages);
   check_option("threads", o.threads, ranges::threads());
   check_option("histogram_stride", o.histogram_stride, ranges::kHistogramStride);

@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <opencv2/core/utils/logger.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/videoio.hpp>
@@ -16,6 +15,7 @@
 
 #include "core/error.h"
 #include "core/io_guard.h"
+#include "core/warning.h"
 
 namespace edgeq {
 namespace fs = std::filesystem;
@@ -146,7 +146,7 @@ bool ImageFrameSource::next(Frame* frame) {
       frame->name = path;
       return true;
     } catch (const Error& e) {
-      std::cerr << "edgeq: warning: skipping image: " << e.what() << "\n";
+      warn_that("skipping image: ", e.what());
       ++skipped_;
     }
   }
@@ -205,11 +205,9 @@ bool VideoFrameSource::next(Frame* frame) {
     if (v.cap.grab() && v.cap.retrieve(img) && !img.empty()) {
       for (long i = v.index - failed; i < v.index; ++i, ++v.skipped) {
         if (v.skipped < kNamed)
-          std::cerr << "edgeq: warning: skipping undecodable frame " << i << " of video " << v.path
-                    << "\n";
+          warn_that("skipping undecodable frame ", i, " of video ", v.path);
         else if (v.skipped == kNamed)
-          std::cerr << "edgeq: warning: more undecodable frames in " << v.path
-                    << "; counting them\n";
+          warn_that("more undecodable frames in ", v.path, "; counting them");
       }
       frame->bgr = img;
       frame->name = v.path + "#" + std::to_string(v.index++);
@@ -220,10 +218,9 @@ bool VideoFrameSource::next(Frame* frame) {
   v.index -= kGiveUp;
   if (v.declared > v.index && v.missing == 0) {
     v.missing = v.declared - v.index;
-    std::cerr << "edgeq: warning: video " << v.path << " ended at frame " << v.index
-              << " (nothing decodable in the next " << kGiveUp << " reads) although its header "
-              << "declares " << v.declared << " frames: " << v.missing
-              << " missing (the file is cut short, or its last frames are corrupt)\n";
+    warn_that("video ", v.path, " ended at frame ", v.index, " (nothing decodable in the next ",
+              kGiveUp, " reads) although its header declares ", v.declared, " frames: ", v.missing,
+              " missing (the file is cut short, or its last frames are corrupt)");
   }
   return false;
 }

@@ -55,7 +55,7 @@ class FrameSource {
 };
 
 // Images from expand_image_paths(spec). With a single file an unreadable image throws; in a
-// folder an unreadable image is reported on stderr by name and skipped.
+// folder an unreadable image is reported by name (a warning, edgeq/warning.h) and skipped.
 class ImageFrameSource : public FrameSource {
  public:
   explicit ImageFrameSource(const std::string& spec);
@@ -71,9 +71,9 @@ class ImageFrameSource : public FrameSource {
 };
 
 // Frames of a video file through cv::VideoCapture. A frame that cannot be decoded before the end
-// the container declares is reported on stderr, skipped and counted; frame names keep the index
+// the container declares is reported (a warning), skipped and counted; frame names keep the index
 // of the frame in the file. A video that ends before the frames its header declares is reported
-// on stderr and counts them as missing.
+// as a warning and counts them as missing.
 class VideoFrameSource : public FrameSource {
  public:
   explicit VideoFrameSource(const std::string& path);

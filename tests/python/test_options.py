@@ -22,3 +22,18 @@ def test_percentile_without_range_percentile_is_refused(real_model, real_stats):
         edgeq.quantize(real_model, real_stats, percentile=99.9, progress=False)
     with pytest.raises(edgeq.Error, match="auto_n does nothing without auto"):
         edgeq.quantize(real_model, real_stats, auto_n=4, progress=False)
+
+
+def test_a_bad_range_is_refused_before_weight_repair(real_model, real_stats, train_dir):
+    # A range that names no scheme used to pass validate() and fail in the quantizer, after
+    # weight repair (GPTQ under w8a16 with images) had run; the progress callback sees no task.
+    tasks = []
+
+    def progress(*event):
+        tasks.append(event)
+        return True
+
+    with pytest.raises(edgeq.Error, match=r"range: unknown range scheme 'mse2'"):
+        edgeq.quantize(real_model, real_stats, scheme="w8a16", range="mse2", images=train_dir,
+                       progress=progress)
+    assert tasks == []
