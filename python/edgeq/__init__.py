@@ -19,6 +19,7 @@ process).
 from ._edgeq import (BenchReport, Cancelled, CompareOutput, CompareReport, DetectReport,
                      DoctorReport, Error, Finding, Ledger, LedgerCheck, LedgerCheckRow, Model, QuantizedModel,
                      SensitivityRow, Stats, StudyResult, StudyWorkResult, __version__)
+from ._defaults import DEFAULT as _DEFAULT, defaults_from as _defaults_from
 from ._progress import progress_callback as _progress_callback
 from ._results import Boxes, Keypoints, Results
 from ._session import Session
@@ -39,8 +40,9 @@ def _model(model):
     return model if isinstance(model, Model) else Model(model)
 
 
-def calibrate(model, images, *, n=128, seed=0, shard=None, threads=0, workers=0,
-              histogram_stride=64, progress=True):
+@_defaults_from("calibrate")
+def calibrate(model, images, *, n=_DEFAULT, seed=_DEFAULT, shard=None, threads=_DEFAULT,
+              workers=_DEFAULT, histogram_stride=_DEFAULT, progress=True):
     """Calibrates ``model`` on ``images`` and returns its :class:`Stats`.
 
     model: a :class:`Model` or what ``Model()`` takes. images: a folder, list file, video or
@@ -56,12 +58,14 @@ def calibrate(model, images, *, n=128, seed=0, shard=None, threads=0, workers=0,
                              histogram_stride, _progress_callback(progress))
 
 
-def quantize(model, stats, *, scheme="w8a8", range="minmax", percentile=None, a16=None,
-             mixed=None, exclude=None, overrides=None, placement="ort", qdq16="auto",
-             per_tensor_weights=False, symmetric_activations=False, saturation_safe=False,
-             reduce_range=False, quantize_io="none", images=None, gptq=None, cle=False,
-             bias_correction=False, repair_n=128, seed=0, repair_memory_mib=1024, auto=0,
-             auto_n=16, threads=0, progress=True):
+@_defaults_from("quantize")
+def quantize(model, stats, *, scheme=_DEFAULT, range=_DEFAULT, percentile=None, a16=None,
+             mixed=None, exclude=None, overrides=None, placement=_DEFAULT, qdq16=_DEFAULT,
+             per_tensor_weights=_DEFAULT, symmetric_activations=_DEFAULT, saturation_safe=_DEFAULT,
+             reduce_range=_DEFAULT, quantize_io=_DEFAULT, images=None, gptq=None, cle=_DEFAULT,
+             bias_correction=_DEFAULT, repair_n=_DEFAULT, seed=_DEFAULT,
+             repair_memory_mib=_DEFAULT, auto=_DEFAULT, auto_n=_DEFAULT, threads=_DEFAULT,
+             progress=True):
     """Quantizes ``model`` with calibration ``stats``; returns a :class:`QuantizedModel`.
 
     The options are ``edgeq quantize``'s, with the same defaults: scheme "w8a8" | "w8a16";
@@ -96,8 +100,9 @@ def quantize(model, stats, *, scheme="w8a8", range="minmax", percentile=None, a1
     return _edgeq._quantize(_model(model), stats, images, _progress_callback(progress), options)
 
 
-def compare(reference, test, images, *, labels=None, n=0, conf=0.25, iou=0.7, map_conf=0.001,
-            exec="simulate", emulate="none", threads=0, progress=True):
+@_defaults_from("compare")
+def compare(reference, test, images, *, labels=None, n=_DEFAULT, conf=_DEFAULT, iou=_DEFAULT,
+            map_conf=_DEFAULT, exec=_DEFAULT, emulate=_DEFAULT, threads=_DEFAULT, progress=True):
     """Compares ``test`` (e.g. a :class:`QuantizedModel`) with ``reference`` on ``images`` (a
     folder, recursive, or one image): each output's tensors, detections matched one-to-one, and
     with labels (a YOLO txt folder; by default labels/ beside images/ when present) box and pose
@@ -109,8 +114,9 @@ def compare(reference, test, images, *, labels=None, n=0, conf=0.25, iou=0.7, ma
                            map_conf, exec, emulate, threads, _progress_callback(progress))
 
 
-def doctor(model, stats=None, *, target="cpu", images=None, encodings=None, max_images=8,
-           sensitivity=0, top_percent=10, max_info=15, progress=True):
+@_defaults_from("doctor")
+def doctor(model, stats=None, *, target=_DEFAULT, images=None, encodings=None, max_images=_DEFAULT,
+           sensitivity=_DEFAULT, top_percent=_DEFAULT, max_info=_DEFAULT, progress=True):
     """What ``model`` (float or QDQ, e.g. a :class:`QuantizedModel`) will get wrong on
     ``target`` ("qnn-htp", "rknn", "cpu", "cpu-avx2", "openvino" or an op table .json): truncated
     encodings and pinned boxes, concat spans, float tails, ops the target cannot run quantized,
@@ -125,8 +131,9 @@ def doctor(model, stats=None, *, target="cpu", images=None, encodings=None, max_
                           sensitivity, top_percent, max_info, _progress_callback(progress))
 
 
-def bench(model, *, runs=20, warmup=3, workers=1, exec="simulate", emulate="none", threads=0,
-          profile=False):
+@_defaults_from("bench")
+def bench(model, *, runs=_DEFAULT, warmup=_DEFAULT, workers=_DEFAULT, exec=_DEFAULT,
+          emulate=_DEFAULT, threads=_DEFAULT, profile=_DEFAULT):
     """Latency and memory of ``model`` (a :class:`Model`, :class:`QuantizedModel` or what
     ``Model()`` takes) on edgeq's executor: ``warmup`` untimed runs, then ``runs`` timed runs on
     deterministic random inputs. workers > 1: that many executors at once (threads / workers
@@ -135,10 +142,10 @@ def bench(model, *, runs=20, warmup=3, workers=1, exec="simulate", emulate="none
     return _edgeq._bench(_model(model), runs, warmup, workers, exec, emulate, threads, profile)
 
 
-def detect(model, source, *, json=None, draw=None, pipeline=False, pipeline_mode="auto", queue=4,
-           drop_late=False,
-           exec="simulate", emulate="none", threads=0, conf=0.25, iou=0.7, max_det=300,
-           on_frame=None, progress=False):
+@_defaults_from("detect")
+def detect(model, source, *, json=None, draw=None, pipeline=_DEFAULT, pipeline_mode=_DEFAULT,
+           queue=_DEFAULT, drop_late=_DEFAULT, exec=_DEFAULT, emulate=_DEFAULT, threads=_DEFAULT,
+           conf=_DEFAULT, iou=_DEFAULT, max_det=_DEFAULT, on_frame=None, progress=False):
     """Detects (and for pose models finds keypoints) in ``source``: an image, a folder of images
     or a video file (``edgeq run``). json: write the detections (one object for an image, else
     an array); draw: drawn images (a file for one image, else a folder); pipeline: overlap

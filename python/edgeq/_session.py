@@ -2,6 +2,7 @@
 import os
 
 from . import _edgeq
+from ._defaults import DEFAULT, defaults_from
 from ._results import Results
 
 
@@ -17,8 +18,9 @@ class Session:
     thread its own session with threads=1. Calls release the GIL.
     """
 
-    def __init__(self, model, exec="simulate", emulate="none", threads=0, conf=0.25, iou=0.7,
-                 max_det=300):
+    @defaults_from("session")
+    def __init__(self, model, exec=DEFAULT, emulate=DEFAULT, threads=DEFAULT, conf=DEFAULT,
+                 iou=DEFAULT, max_det=DEFAULT):
         if isinstance(model, _edgeq.QuantizedModel):
             model = model.model
         elif not isinstance(model, _edgeq.Model):

@@ -23,6 +23,7 @@ void bind_ledger(py::module_& m);
 void bind_detect(py::module_& m);
 void bind_session(py::module_& m);
 void bind_cli(py::module_& m);
+void bind_defaults(py::module_& m);
 
 // A long call from Python: progress events go to a Python callable (or nowhere), and SIGINT
 // (Ctrl-C) or SIGTERM stops the call (core/interrupt.h) when it runs on the main thread. Construct

@@ -61,4 +61,5 @@ PYBIND11_MODULE(_edgeq, m) {
   bind_detect(m);
   bind_session(m);
   bind_cli(m);
+  bind_defaults(m);
 }

@@ -37,3 +37,30 @@ def test_a_bad_range_is_refused_before_weight_repair(real_model, real_stats, tra
         edgeq.quantize(real_model, real_stats, scheme="w8a16", range="mse2", images=train_dir,
                        progress=progress)
     assert tasks == []
+
+
+def test_keyword_defaults_come_from_the_cpp_options():
+    # One home for every default: the Python functions' keyword defaults are the default-
+    # constructed C++ options' (edgeq._edgeq._defaults()), filled in at import.
+    import inspect
+    cpp = edgeq._edgeq._defaults()
+    assert set(cpp) == {"calibrate", "quantize", "compare", "doctor", "bench", "detect", "session"}
+    for name, defaults in cpp.items():
+        fn = edgeq.Session if name == "session" else getattr(edgeq, name)
+        params = inspect.signature(fn).parameters
+        for key, value in defaults.items():
+            assert params[key].default == value, (name, key)
+            assert type(params[key].default) is type(value), (name, key)
+        assert "DEFAULT" not in str(inspect.signature(fn)), name
+    assert cpp["compare"]["map_conf"] == 0.001  # a float option in its decimal form
+
+
+def test_a_python_default_the_cpp_options_lack_is_refused_at_import():
+    with pytest.raises(ImportError, match="do not match the C\\+\\+ options"):
+        @edgeq._defaults_from("bench")
+        def bench(model, *, runs=edgeq._DEFAULT, colour=edgeq._DEFAULT):
+            pass
+    with pytest.raises(ImportError, match="do not match the C\\+\\+ options"):
+        @edgeq._defaults_from("bench")
+        def bench2(model, *, runs=20):  # a literal where the C++ options have the default
+            pass

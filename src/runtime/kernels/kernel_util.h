@@ -11,6 +11,14 @@
 
 namespace edgeq {
 
+// A tensor's bytes, whatever its type (the data movement kernels copy bytes).
+inline const char* bytes_of(const Tensor& t) {
+  return static_cast<const char*>(t.raw());
+}
+inline char* bytes_of(Tensor& t) {
+  return static_cast<char*>(t.raw());
+}
+
 // Element counts above which loops are split across OpenMP threads.
 constexpr int64_t kParallelNumel = 64 * 1024;
 // The same for loops over 8-bit codes doing a table lookup or a copy per byte.

@@ -5,6 +5,7 @@ namespace edgeq {
 void register_builtin_kernels() {
   register_conv_kernels();
   register_elementwise_kernels();
+  register_concat_split_kernels();
   register_tensor_kernels();
   register_shape_kernels();
   register_pool_kernels();

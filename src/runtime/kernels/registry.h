@@ -7,7 +7,8 @@ void register_builtin_kernels();
 
 void register_conv_kernels();
 void register_elementwise_kernels();
-void register_tensor_kernels();  // Concat, Split, Slice, Reshape, Transpose, Gather, ...
+void register_concat_split_kernels();
+void register_tensor_kernels();  // Slice, Reshape, Transpose, Gather, Expand, Tile, ...
 void register_shape_kernels();   // Shape, Constant, Cast, Identity, Unsqueeze, Squeeze, ...
 void register_pool_kernels();    // MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool
 void register_resize_kernels();
