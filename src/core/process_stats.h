@@ -1,13 +1,4 @@
-// Process-level measurements.
+// Process-level measurements: declared in the public header edgeq/machine.h (the front ends' door); this
+// name stays for the library's own files.
 #pragma once
-#include <cstddef>
-
-namespace edgeq {
-
-// Peak resident set size of this process so far (VmHWM), in bytes; 0 if unknown.
-size_t peak_rss_bytes();
-// The cores this process may run on (its CPU affinity, as OpenMP counts them): what "all cores"
-// means for inference threads.
-int available_cores();
-
-}  // namespace edgeq
+#include "edgeq/machine.h"

@@ -27,13 +27,6 @@ bool is_camera_device(const std::string& path);
 // noted as an input (core/io_guard.h): no output of the command may replace one.
 std::vector<std::string> list_images(const std::string& dir);
 
-// "PATH|DIR" -> image paths: a file gives itself, a folder gives list_images (at least one).
-// Throws naming the path when it does not exist or a folder holds no images.
-std::vector<std::string> expand_image_paths(const std::string& spec);
-
-// An image file or folder a command reads, for check_distinct_files (core/io_guard.h): of a
-// folder, the image files below it are read.
-RoleFile image_input(const std::string& role, const std::string& spec);
 
 struct Frame {
   std::string name;  // image path, or "<video>#<index>" for video frames
