@@ -152,6 +152,11 @@ class AtomicFile {
   std::string pending_;  // what a stream gets on commit()
 };
 
+// Paths that come as text from outside C strings (Python str / bytes, JSON strings) may hold a
+// NUL byte, where every file call would cut them ("z.onnx\0.evil" opens z.onnx): such a path is
+// refused, never shortened. Throws edgeq::Error naming `what` (the option or argument).
+void check_path_name(const std::string& path, const std::string& what);
+
 // Image inputs (implemented with the image readers).
 // "PATH|DIR" -> image paths: a file gives itself, a folder gives list_images (at least one).
 // Throws naming the path when it does not exist or a folder holds no images.

@@ -7,7 +7,7 @@
 #include <memory>
 #include <optional>
 
-#include "core/interrupt.h"
+#include "edgeq/interrupt.h"
 #include "edgeq/edgeq.h"
 
 namespace edgeq::python {

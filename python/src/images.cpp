@@ -1,7 +1,7 @@
 #include <cstring>
 
 #include "bindings.h"
-#include "core/path_name.h"
+#include "edgeq/files.h"
 
 namespace edgeq::python {
 
