@@ -1,9 +1,10 @@
 // The YOLO head's pixel-space decode tail, found by structure (ir/head_decode.h): the
 // box decode's Div / Sub / Concat and the corners they read (grid units; at 8 bit the corners
-// alone took W8A8's mean box error on yolo11n-pose from 2.4 to 5.3 px), the stride Muls' inputs
+// alone double W8A8's box error: docs/status.md, "Measurements moved from code comments"), the
+// stride Muls' inputs
 // and outputs, the keypoint decode values in grid units and pixels, and the Concats / move-only
 // ops that carry them to the graph outputs. These values span hundreds of pixels: at 8 bit a step
-// is ~2.7 px, and a Concat that also carries scores (output0) rounds every score to 0
+// is a few pixels (a 640 px span / 255), and a Concat that also carries scores (output0) rounds every score to 0
 // (docs/lessons.md, lesson 3). `quantize --a16 decode` (the W8A8 default) keeps them at 16 bit, and
 // the constants of the nodes that write them stay exact or 16-bit (quant/qdq_export.h).
 #pragma once

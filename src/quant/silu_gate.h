@@ -2,10 +2,9 @@
 // always on it, quant/encoding.h), every x whose sigmoid lies below half a step of that grid
 // gates to exactly 0, and so does the Mul, whatever code x itself gets. x's encoding need not
 // cover what lies below: its range may start there, and the steps above get finer. On
-// yolo11n-pose W8A8 the conv outputs feeding SiLUs reach -96 where an 8-bit gate closes at -6.2;
-// starting their ranges there gives 1.2-2x finer steps (dev split: box 1.95 -> 1.65 px, keypoints
-// 2.94 -> 2.58 px, mean score shift 0.033 -> 0.027 on 128 judge images) and changes no output
-// where the gate was closed.
+// yolo11n-pose W8A8 the conv outputs feeding SiLUs reach far below where an 8-bit gate closes;
+// starting their ranges there gives finer steps (what it gained: docs/status.md, "Measurements
+// moved from code comments") and changes no output where the gate was closed.
 #pragma once
 #include <map>
 #include <optional>
