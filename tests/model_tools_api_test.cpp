@@ -25,10 +25,9 @@ std::string val_image() {
   return test::coco8_pose_dir() + "/images/val/000000000113.jpg";
 }
 
-// A zoo pose model at imgsz 160 (written once), and its QDQ model with uint8 image codes in and
-// uint16 codes out, quantized from one photo.
+// A zoo pose model at imgsz 160, written once per test process.
 struct ToolsFixture {
-  std::string dir, zoo, qdq;
+  std::string dir, zoo;
 };
 
 const ToolsFixture& fixture() {
@@ -37,17 +36,25 @@ const ToolsFixture& fixture() {
     f.dir = test::temp_dir("model_tools_api");
     f.zoo = f.dir + "/pose160.onnx";
     save_model(zoo_model("yolo11n-pose", 160).model, f.zoo);
+    return f;
+  }();
+  return f;
+}
+
+// Its QDQ model with uint8 image codes in and uint16 codes out, quantized from one photo.
+const std::string& qdq_model() {
+  static const std::string path = [] {
+    const ToolsFixture& f = fixture();
     const Model m = Model::load(f.zoo);
     CalibrateOptions co;
     co.n = 1;
     const Calibration cal = calibrate(m, ImageSource::from_path(val_image()), co);
     QuantizeOptions qo;
     qo.quantize_io = "both";
-    f.qdq = f.dir + "/q.onnx";
-    quantize(m, cal.stats, qo).save(f.qdq);
-    return f;
+    quantize(m, cal.stats, qo).save(f.dir + "/q.onnx");
+    return f.dir + "/q.onnx";
   }();
-  return f;
+  return path;
 }
 
 TEST(ModelTools, ZooModelIsWhatTheProgramWrites) {
@@ -98,7 +105,7 @@ TEST(ModelTools, CutArmIsWhatTheProgramWrites) {
 
 TEST(ModelTools, PatchIsWhatTheProgramWrites) {
   const ToolsFixture& f = fixture();
-  const Model q = Model::load(f.qdq);
+  const Model q = Model::load(qdq_model());
   PatchOptions o;
   o.values = {"/model.0/act/Mul_output_0"};
   o.lo = -0.5;
@@ -110,7 +117,7 @@ TEST(ModelTools, PatchIsWhatTheProgramWrites) {
   EXPECT_NE(p.model.bytes(), q.bytes());
   const std::string out = f.dir + "/cli_patch.onnx";
   const test::CliResult r =
-      test::run_cli("patch --model " + shell_quote(f.qdq) +
+      test::run_cli("patch --model " + shell_quote(qdq_model()) +
                     " --tensor /model.0/act/Mul_output_0 --range -0.5 8 --out " + shell_quote(out));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(file_bytes(out), p.model.bytes());
@@ -132,12 +139,12 @@ TEST(ModelTools, SummaryJsonIsWhatInspectWrites) {
 }
 
 TEST(Infer, TensorsRoundTripThroughNpy) {
-  const ToolsFixture& f = fixture();
+  const std::string dir = test::temp_dir("raw_tensor_npy");
   const RawTensor t = RawTensor::from_floats("x", {2, 3}, {1, 2, 3, 4, 5, 6.5f});
   EXPECT_EQ(t.bytes.size(), 24u);
   EXPECT_THROW(RawTensor::from_floats("x", {2, 2}, {1, 2, 3}), Error);
-  write_npy(t, f.dir + "/t.npy");
-  const RawTensor back = read_npy(f.dir + "/t.npy");
+  write_npy(t, dir + "/t.npy");
+  const RawTensor back = read_npy(dir + "/t.npy");
   EXPECT_EQ(back.dtype, "float32");
   EXPECT_EQ(back.shape, t.shape);
   EXPECT_EQ(back.floats(), t.floats());
@@ -161,7 +168,7 @@ TEST(Infer, RawRunWritesWhatTheProgramWrites) {
 
   // The quantized-I/O model: uint8 image codes in (the float image quantized), uint16 codes out,
   // or floats with dequantize.
-  const Model q = Model::load(f.qdq);
+  const Model q = Model::load(qdq_model());
   const std::vector<CodedIo> coded = coded_io(q);
   ASSERT_EQ(coded.size(), 2u);
   const RawTensor qx = letterboxed_input(q, val_image());
@@ -173,8 +180,9 @@ TEST(Infer, RawRunWritesWhatTheProgramWrites) {
   EXPECT_EQ(floats[0].shape, codes[0].shape);
 
   const std::string dir = f.dir + "/infer_cli";
-  const test::CliResult r = test::run_cli("infer --model " + shell_quote(f.qdq) + " --image " +
-                                          shell_quote(val_image()) + " --out " + shell_quote(dir));
+  const test::CliResult r =
+      test::run_cli("infer --model " + shell_quote(qdq_model()) + " --image " +
+                    shell_quote(val_image()) + " --out " + shell_quote(dir));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string path = output_npy_path(dir, codes[0].name);
   EXPECT_EQ(read_npy(path).bytes, codes[0].bytes);
