@@ -53,6 +53,13 @@ struct DetectReport {
   std::string summary;               // the lines `edgeq run` prints at the end
 };
 
+// Whether the drawings of `source` go into the folder `draw` (a folder or a video, or one image
+// with a `draw` that is not an image file) rather than `draw` being the one drawing's file.
+bool drawings_go_to_folder(const std::string& source, const std::string& draw);
+// Whether `relative` (a path below the drawings folder) can be the drawing of a frame of `source`:
+// the files that folder receives.
+bool is_drawing_name(const std::string& source, const std::string& relative);
+
 // Throws edgeq::Error for an unreadable source (before the model is planned), a model without a
 // YOLO head, options out of range, or a source with no readable frame.
 DetectReport detect(const Model& model, const std::string& source,

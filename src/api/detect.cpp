@@ -22,6 +22,14 @@
 
 namespace edgeq {
 
+bool drawings_go_to_folder(const std::string& source, const std::string& draw) {
+  return draws_to_folder(source, draw);
+}
+
+bool is_drawing_name(const std::string& source, const std::string& relative) {
+  return is_frame_output_name(source, relative);
+}
+
 DetectReport detect(const Model& model, const std::string& source, const DetectOptions& o) {
   const SessionOptions& s = o.session;
   EDGEQ_CHECK(o.pipeline || (!o.drop_late && o.queue == DetectOptions().queue),

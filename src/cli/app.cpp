@@ -8,7 +8,7 @@
 #include "core/error.h"
 #include "core/interrupt.h"
 #include "core/io_guard.h"
-#include "core/simd.h"
+#include "edgeq/machine.h"
 
 namespace edgeq::cli {
 
@@ -31,7 +31,7 @@ int run_command_line(int argc, char** argv) {
   // The program never replaces a file it read (core/io_guard.h); library users opt in.
   guard_inputs(true);
   try {
-    simd_level();  // a bad EDGEQ_SIMD is refused before any work
+    simd_in_use();  // a bad EDGEQ_SIMD is refused before any work
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);

@@ -67,7 +67,7 @@ void run_bench(BenchArgs& a) {
                        {{"--json", a.json, RoleFile::kText}, ledger_output(a.ledger)});
   EDGEQ_CHECK(a.o.workers == 1 || !a.o.profile,
               "--profile times one executor; use it without --workers");
-  checked_emulation(a.run.emulate, parse_exec_mode(a.run.exec));
+  check_emulation(a.run.emulate, a.run.exec);
   a.o.exec = a.run.exec, a.o.emulate = a.run.emulate, a.o.threads = a.run.threads;
   LedgerRecorder ledger(a.ledger);
   InterruptScope interrupt;  // SIGINT / SIGTERM stop before the next run, nothing written

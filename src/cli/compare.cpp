@@ -36,7 +36,7 @@ void run_compare_cli(CompareArgs& a) {
                        {{"--json", a.json, RoleFile::kText},
                         {"--save-inputs", a.o.save_inputs, RoleFile::kFolder, npy},
                         ledger_output(a.ledger)});
-  checked_emulation(a.run.emulate, parse_exec_mode(a.run.exec));
+  check_emulation(a.run.emulate, a.run.exec);
   a.o.exec = a.run.exec, a.o.emulate = a.run.emulate, a.o.threads = a.run.threads;
   LedgerRecorder recorder(a.ledger);
   InterruptScope interrupt;  // quiet or not, SIGINT / SIGTERM stop at the next image

@@ -1,7 +1,5 @@
 // edgeq cut: writes one arm of a YOLO11 model (A: backbone + pooled taps, B: up to P3/P4/P5,
 // C: full model, optionally with taps) as a standalone ONNX model.
-#include "ir/cut.h"
-
 #include <iostream>
 
 #include "cli/commands.h"
@@ -9,7 +7,7 @@
 #include "core/error.h"
 #include "core/io_guard.h"
 #include "core/printable.h"
-#include "ir/onnx_io.h"
+#include "edgeq/model_tools.h"
 
 namespace edgeq::cli {
 namespace {
@@ -39,19 +37,19 @@ std::vector<int> parse_taps(const std::string& s) {
 
 void run_cut(const CutArgs& a) {
   check_distinct_files({{"--model", a.model}}, {{"--out", a.out}});
-  CutSpec spec;
-  spec.arm = parse_arm(a.arm);
+  CutOptions spec;
+  spec.arm = arm_name(a.arm);
   if (!a.taps.empty()) {
     spec.taps = parse_taps(a.taps);
     spec.taps_given = true;
   }
-  Graph model = load_onnx(a.model);
-  Graph arm = cut_model(model, spec);
-  save_onnx(arm, a.out);
-  std::cout << "wrote " << printable(a.out) << ": arm " << arm_name(spec.arm) << ", "
-            << arm.nodes.size() << " nodes (model: " << model.nodes.size() << "), outputs:";
-  for (const auto& o : arm.outputs)
-    std::cout << " " << printable(o.name) << " " << shape_str(o.shape);
+  const Model model = Model::load(a.model);
+  const Model arm = cut_model(model, spec);
+  save_model(arm, a.out);
+  std::cout << "wrote " << printable(a.out) << ": arm " << spec.arm << ", " << node_count(arm)
+            << " nodes (model: " << node_count(model) << "), outputs:";
+  for (const auto& o : arm.outputs())
+    std::cout << " " << printable(o.name) << " " << shape_text(o.shape);
   std::cout << "\n";
 }
 

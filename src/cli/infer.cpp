@@ -1,17 +1,16 @@
 // edgeq infer: run a model once and write every graph output as DIR/<name>.npy.
+#include "edgeq/infer.h"
+
 #include <algorithm>
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/model_input.h"
 #include "cli/run_options.h"
+#include "core/error.h"
 #include "core/file_io.h"
-#include "core/npy.h"
 #include "core/printable.h"
-#include "ir/onnx_io.h"
-#include "quant/weight_encoding.h"
-#include "runtime/executor.h"
-#include "runtime/float_io.h"
+#include "edgeq/model.h"
+#include "edgeq/model_tools.h"
 
 namespace edgeq::cli {
 namespace {
@@ -22,19 +21,9 @@ struct InferArgs {
   RunOptions run;
 };
 
-std::string file_safe(std::string name) {
-  for (char& c : name)
-    if (c == '/' || c == '\\' || c == ':') c = '_';
-  return name;
-}
-
-std::string output_path(const InferArgs& a, const ValueInfo& output) {
-  return a.out + "/" + file_safe(output.name) + ".npy";
-}
-
 // Options that change how codes are read or written do nothing on a model whose inputs and
 // outputs carry none: refused, as any option that does nothing here.
-void check_coded_options(const InferArgs& a, const std::vector<CodedValue>& coded) {
+void check_coded_options(const InferArgs& a, const std::vector<CodedIo>& coded) {
   EDGEQ_CHECK(!(a.raw && a.dequantize),
               "--raw and --dequantize contradict each other (codes or floats out); choose one");
   const bool coded_in = std::any_of(coded.begin(), coded.end(), [](auto& c) { return c.input; });
@@ -53,41 +42,36 @@ void run_infer(const InferArgs& a) {
   // The folder first (a file there fails before the model loads), then its files by name.
   check_distinct_files(
       inputs, {{"--out", a.out, RoleFile::kFolder, [](const std::string&) { return false; }}});
-  Graph g = load_onnx(a.model);
-  const std::vector<CodedValue> coded = coded_io(g);
+  const Model model = Model::load(a.model);
+  const std::vector<CodedIo> coded = coded_io(model);
   check_coded_options(a, coded);
+  const std::vector<ValueDescription> outputs = model.outputs();
   std::vector<RoleFile> files;  // each file, named by the model, before it runs
-  for (const ValueInfo& o : g.outputs) files.push_back({"--out", output_path(a, o)});
+  for (const ValueDescription& o : outputs)
+    files.push_back({"--out", output_npy_path(a.out, o.name)});
   check_distinct_files(inputs, files);
-  Tensor x = make_input(g, a.input, a.image);
+  EDGEQ_CHECK(a.input.empty() != a.image.empty(), "give exactly one of --input and --image");
+  RawTensor x = a.input.empty() ? letterboxed_input(model, a.image) : read_npy(a.input);
   // The model runs in the types its file declares: a coded input takes the codes (a float
   // --input or --image quantized with its encoding, as the float view does; --raw wants them
   // given), a coded output gives them (dequantized with --dequantize).
-  ExecutorOptions options = a.run.executor();
-  options.float_io = false;
-  const std::string& input = g.inputs.at(0).name;
-  for (const CodedValue& c : coded)
-    if (c.input && c.name == input && x.dtype() == DType::kFloat32) {
+  check_emulation(a.run.emulate, a.run.exec);
+  x.name = model.inputs().at(0).name;
+  for (const CodedIo& c : coded)
+    if (c.input && c.name == x.name && x.dtype == "float32")
       EDGEQ_CHECK(!a.raw || !a.image.empty(), "--raw: --input ", a.input, " is float32; input '",
-                  input, "' takes ", dtype_name(c.encoding.dtype()),
-                  " codes (without --raw a float input is quantized)");
-      x = quantize_tensor(x, TensorEncoding::per_tensor(c.encoding));
-    }
-  Executor ex(g, options);
-  print_notices(ex);
-  auto outputs = ex.run({{input, x}});
-  if (a.dequantize)
-    for (const CodedValue& c : coded)
-      if (!c.input)
-        outputs.at(c.name) =
-            dequantize_tensor(outputs.at(c.name), TensorEncoding::per_tensor(c.encoding));
+                  x.name, "' takes ", c.dtype, " codes (without --raw a float input is quantized)");
+  InferOptions options;
+  options.exec = a.run.exec, options.emulate = a.run.emulate, options.threads = a.run.threads;
+  options.dequantize = a.dequantize;
+  options.on_notice = [](const std::string& line) { std::cerr << printable(line) << "\n"; };
+  const std::vector<RawTensor> results = infer(model, {x}, options);
   ensure_dir(a.out);
-  for (const auto& o : g.outputs) {
-    const std::string path = output_path(a, o);
-    const Tensor& t = outputs.at(o.name);
-    save_npy(t, path);
-    std::cout << printable(o.name) << " " << dtype_name(t.dtype()) << " " << shape_str(t.shape())
-              << " -> " << printable(path) << "\n";
+  for (const RawTensor& t : results) {
+    const std::string path = output_npy_path(a.out, t.name);
+    write_npy(t, path);
+    std::cout << printable(t.name) << " " << t.dtype << " " << shape_text(t.shape) << " -> "
+              << printable(path) << "\n";
   }
 }
 

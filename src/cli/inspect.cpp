@@ -2,12 +2,11 @@
 // (kind, output shape, parameters, FLOPs), backbone/neck/head shares, bytes per frame.
 #include <iostream>
 
-#include "analysis/model_summary.h"
 #include "cli/commands.h"
 #include "core/file_io.h"
-#include "core/json_text.h"
 #include "core/printable.h"
-#include "ir/onnx_io.h"
+#include "edgeq/model.h"
+#include "edgeq/model_tools.h"
 
 namespace edgeq::cli {
 namespace {
@@ -18,14 +17,10 @@ struct InspectArgs {
 
 void run_inspect(const InspectArgs& a) {
   check_distinct_files({{"--model", a.model}}, {{"--json", a.json, RoleFile::kText}});
-  Graph g = load_onnx(a.model);
-  ModelSummary s = summarize_model(g);
-  std::cout << "model   " << printable(a.model) << "\n" << format_summary(s);
-  if (!a.json.empty()) {
-    nlohmann::json j = summary_to_json(s);
-    j["model"] = a.model;
-    write_file_atomic(a.json, json_text(j, 2) + "\n");
-  }
+  const Model model = Model::load(a.model);
+  const std::string summary = model.summary();
+  std::cout << "model   " << printable(a.model) << "\n" << summary;
+  if (!a.json.empty()) write_file_atomic(a.json, model_summary_json(model) + "\n");
 }
 
 }  // namespace

@@ -2,13 +2,12 @@
 // everything else is written back unchanged.
 #include <iostream>
 
-#include "analysis/qdq_patch.h"
 #include "cli/commands.h"
 #include "core/comma_list.h"
 #include "core/error.h"
 #include "core/io_guard.h"
 #include "core/printable.h"
-#include "ir/onnx_io.h"
+#include "edgeq/model_tools.h"
 
 namespace edgeq::cli {
 namespace {
@@ -21,18 +20,17 @@ struct PatchArgs {
 
 void run_patch(const PatchArgs& a) {
   check_distinct_files({{"--model", a.model}}, {{"--out", a.out}});
-  PatchRequest req;
+  PatchOptions req;
   req.values = comma_list(a.tensors);
   check_unique(req.values, "--tensor");
   EDGEQ_CHECK(a.range.size() == 2, "--range needs two numbers: LO HI");
   req.lo = a.range[0];
   req.hi = a.range[1];
   if (a.bits) req.bits = a.bits;
-  PatchResult res = patch_qdq(load_onnx(a.model), req);
-  save_onnx(res.graph, a.out);
+  const PatchedModel res = patch_activations(Model::load(a.model), req);
+  save_model(res.model, a.out);
   std::cout << "wrote " << printable(a.out) << ": " << res.patched.size() << " value"
-            << (res.patched.size() == 1 ? "" : "s") << " re-encoded as " << res.encoding.describe()
-            << "\n";
+            << (res.patched.size() == 1 ? "" : "s") << " re-encoded as " << res.encoding << "\n";
   for (const std::string& v : res.patched) std::cout << "  " << printable(v) << "\n";
   for (const std::string& p : res.pulled_in)
     std::cout << "  also re-encoded (shared encoding stays shared): " << printable(p) << "\n";

@@ -12,7 +12,6 @@
 #include "core/interrupt.h"
 #include "core/json_text.h"
 #include "core/printable.h"
-#include "deploy/frame_outputs.h"
 #include "edgeq/detect.h"
 #include "vision/image_io.h"
 
@@ -30,11 +29,9 @@ struct RunArgs {
 void run_run(RunArgs& a) {
   check_distinct_folders({"--image", a.image}, {"--draw", a.o.draw});
   RoleFile draw{"--draw", a.o.draw};
-  if (draws_to_folder(a.image, a.o.draw)) {
+  if (drawings_go_to_folder(a.image, a.o.draw)) {
     draw.kind = RoleFile::kFolder;  // the drawings' names: a file there may be no other output
-    draw.files = [source = a.image](const std::string& f) {
-      return is_frame_output_name(source, f);
-    };
+    draw.files = [source = a.image](const std::string& f) { return is_drawing_name(source, f); };
   }
   check_distinct_files({{"--model", a.model}, image_input("--image", a.image)},
                        {{"--json", a.o.json, RoleFile::kText},
@@ -43,7 +40,7 @@ void run_run(RunArgs& a) {
                         ledger_output(a.ledger)});
   EDGEQ_CHECK(a.o.pipeline || (!a.o.drop_late && !a.queue_given && !a.mode_given),
               "--queue, --drop-late and --pipeline-mode need --pipeline");
-  checked_emulation(a.run.emulate, parse_exec_mode(a.run.exec));
+  check_emulation(a.run.emulate, a.run.exec);
   a.o.session.exec = a.run.exec, a.o.session.emulate = a.run.emulate;
   a.o.session.threads = a.run.threads;
   LedgerRecorder ledger(a.ledger);

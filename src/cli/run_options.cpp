@@ -1,20 +1,10 @@
 #include "cli/run_options.h"
 
-#include <iostream>
-
 #include "cli/number_options.h"
 #include "core/error.h"
-#include "core/printable.h"
+#include "edgeq/machine.h"
 
 namespace edgeq::cli {
-
-ExecutorOptions RunOptions::executor() const {
-  ExecutorOptions opt;
-  opt.threads = threads;
-  opt.exec = parse_exec_mode(exec);
-  opt.emulate = checked_emulation(emulate, opt.exec);
-  return opt;
-}
 
 void add_run_options(CLI::App* cmd, RunOptions& o) {
   add_number(cmd, "--threads", o.threads, ranges::threads(), "threads");
@@ -26,11 +16,9 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
   add_emulate_option(cmd, o.emulate);
 }
 
-Int8Emulation checked_emulation(const std::string& emulate, ExecMode exec) {
-  const Int8Emulation e = parse_int8_emulation(emulate, "--emulate");
-  EDGEQ_CHECK(e == Int8Emulation::kNone || exec == ExecMode::kInt8, "--emulate ", emulate,
+void check_emulation(const std::string& emulate, const std::string& exec) {
+  EDGEQ_CHECK(!emulates_int8(emulate, "--emulate") || exec == "int8", "--emulate ", emulate,
               " needs --exec int8 (--exec simulate is the exact QDQ formula)");
-  return e;
 }
 
 void add_emulate_option(CLI::App* cmd, std::string& emulate) {
@@ -39,10 +27,6 @@ void add_emulate_option(CLI::App* cmd, std::string& emulate) {
                   "ONNX Runtime's int8 kernels compute on an x86 CPU without VNNI: products "
                   "added in int16 pairs that saturate), on any machine")
       ->capture_default_str();
-}
-
-void print_notices(Executor& ex) {
-  for (const std::string& line : ex.notices()) std::cerr << printable(line) << "\n";
 }
 
 }  // namespace edgeq::cli

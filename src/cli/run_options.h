@@ -3,23 +3,18 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "runtime/executor.h"
-
 namespace edgeq::cli {
 
 struct RunOptions {
   int threads = 0;
   std::string exec = "simulate";
   std::string emulate = "none";
-  ExecutorOptions executor() const;
 };
 
 void add_run_options(CLI::App* cmd, RunOptions& o);
-// --emulate (checked when parsed: runtime/int8_pairs.h's parse_int8_emulation).
+// --emulate (checked by check_emulation, edgeq/machine.h's emulates_int8).
 void add_emulate_option(CLI::App* cmd, std::string& emulate);
-// The parsed --emulate; throws when it is unknown or asked of a run that is not --exec int8.
-Int8Emulation checked_emulation(const std::string& emulate, ExecMode exec);
-// The executor's notices (e.g. ops --exec int8 runs in float), one line each on stderr.
-void print_notices(Executor& ex);
+// Throws when --emulate is unknown or asked of a run that is not --exec int8.
+void check_emulation(const std::string& emulate, const std::string& exec);
 
 }  // namespace edgeq::cli

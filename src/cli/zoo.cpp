@@ -6,8 +6,7 @@
 #include "cli/number_options.h"
 #include "core/io_guard.h"
 #include "core/printable.h"
-#include "ir/onnx_io.h"
-#include "zoo/yolo11.h"
+#include "edgeq/model_tools.h"
 
 namespace edgeq::cli {
 namespace {
@@ -19,14 +18,15 @@ struct ZooArgs {
 
 void run_zoo(const ZooArgs& a) {
   check_distinct_files({}, {{"-o", a.out}});
-  Graph g = build_yolo11(a.name, a.imgsz);  // throws, listing the valid names, for an unknown one
-  save_onnx(g, a.out);
-  int64_t params = 0;
-  for (const auto& kv : g.initializers)
-    if (kv.first.rfind("model.", 0) == 0) params += kv.second.numel();
-  std::cout << "wrote " << printable(a.out) << ": " << a.name << ", " << g.nodes.size()
-            << " nodes, " << params << " parameters, input images " << shape_str(g.inputs[0].shape)
-            << ", output " << g.outputs[0].name << " " << shape_str(g.outputs[0].shape) << "\n";
+  // Throws, listing the valid names, for an unknown one.
+  const ZooModel z = zoo_model(a.name, a.imgsz);
+  save_model(z.model, a.out);
+  const auto inputs = z.model.inputs();
+  const auto outputs = z.model.outputs();
+  std::cout << "wrote " << printable(a.out) << ": " << a.name << ", " << node_count(z.model)
+            << " nodes, " << z.parameters << " parameters, input images "
+            << shape_text(inputs[0].shape) << ", output " << outputs[0].name << " "
+            << shape_text(outputs[0].shape) << "\n";
 }
 
 }  // namespace
