@@ -163,7 +163,8 @@ void bind_quantize(py::module_& m) {
   py::class_<QuantizedModel>(m, "QuantizedModel",
                              R"doc(A quantized (QDQ ONNX) model and what was done.
 
-Made by edgeq.quantize(). summary, repair and search are dicts; warnings a list of str.)doc")
+Made by edgeq.quantize(). summary, repair and search are dicts (summary: the keys the program's
+ledger records); warnings a list of str.)doc")
       .def(
           "save",
           [](const QuantizedModel& q, const py::object& path, const py::object& encodings,
