@@ -10,6 +10,7 @@
 #pragma once
 #include "edgeq/bench.h"
 #include "edgeq/calibrate.h"
+#include "edgeq/calibrate_shard.h"
 #include "edgeq/compare.h"
 #include "edgeq/detect.h"
 #include "edgeq/doctor.h"
@@ -22,6 +23,7 @@
 #include "edgeq/model_tools.h"
 #include "edgeq/progress.h"
 #include "edgeq/quantize.h"
+#include "edgeq/report_json.h"
 #include "edgeq/session.h"
 #include "edgeq/study.h"
 #include "edgeq/warning.h"

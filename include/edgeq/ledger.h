@@ -37,6 +37,14 @@ struct LedgerCheckOptions {
   std::string max_rise = "box_px_mean=0.1,latency_ms=5%";
 };
 
+// Checks limits written as LedgerCheckOptions takes them, before any ledger is opened: an item
+// that is not METRIC=AMOUNT[%], a metric limited twice in one list, a drop limit on a metric better
+// lower or a rise limit on one better higher is refused, the message naming the list by
+// `drop_name` / `rise_name` (what the caller calls them).
+void validate_ledger_limits(const LedgerCheckOptions& limits,
+                            const std::string& drop_name = "max_drop",
+                            const std::string& rise_name = "max_rise");
+
 struct LedgerCheck {
   struct Row {
     std::string kind, metric, direction;        // direction: "drop" or "rise"
@@ -72,6 +80,23 @@ class Ledger {
   LedgerCheck check(const std::string& baseline, const std::string& candidate,
                     const LedgerCheckOptions& options = {});
   const std::string& path() const;
+
+  // The runs that `a` and `b` name, paired for a diff: two "@N" give that one pair; two tags give,
+  // for every kind both have, the latest run of that kind with each tag (metrics filled). Throws
+  // for an unknown run or tag (naming the tags there are) or tags with no kind in common.
+  std::vector<std::pair<LedgerRunInfo, LedgerRunInfo>> matching_runs(const std::string& a,
+                                                                     const std::string& b);
+
+  // The ledger's views as text, one run per line or block; every string read from the file is
+  // escaped for a terminal. list_text: one line per run (id, time, kind, tag, model hash, its
+  // first numbers) and a count; `tag` and `kind` ("" for any) select the runs.
+  std::string list_text(const std::string& tag = "", const std::string& kind = "");
+  // One run in full (fields, options, metrics): `ref` "@N" is run N, a tag gives its latest run of
+  // each kind, "" the latest run. Throws for an empty ledger or an unknown run or tag.
+  std::string show_text(const std::string& ref = "");
+  // The metrics of the pairs matching_runs(a, b) gives, side by side with their change (a metric
+  // only one run has shows "-").
+  std::string diff_text(const std::string& a, const std::string& b);
 
  private:
   struct Impl;

@@ -3,19 +3,9 @@
 namespace edgeq::python {
 namespace {
 
-py::dict report_dict(const Calibration& c) {
-  py::dict d;
-  d["available"] = c.available;
-  d["sampled"] = c.sampled;
-  d["used"] = c.used;
-  d["unreadable"] = c.unreadable;
-  d["workers"] = c.workers;
-  d["threads_per_worker"] = c.threads_per_worker;
-  d["seconds"] = c.seconds;
-  d["values_read"] = c.values_read;
-  d["values_derived"] = c.values_derived;
-  d["notes"] = py::cast(c.notes);
-  return d;
+// The report as `edgeq calibrate --json` writes it (edgeq/report_json.h): one key set.
+py::object report_dict(const Calibration& c, const CalibrateOptions& o, const Model& model) {
+  return py::module_::import("json").attr("loads")(calibration_json(c, o, model.name()));
 }
 
 py::object calibrate_py(const Model& model, const py::object& images, size_t n, uint64_t seed,
@@ -36,7 +26,7 @@ py::object calibrate_py(const Model& model, const py::object& images, size_t n, 
     return calibrate(model, source, o);
   });
   py::object stats = py::cast(c.stats);
-  stats.attr("report") = report_dict(c);
+  stats.attr("report") = report_dict(c, o, model);
   return stats;
 }
 

@@ -51,7 +51,8 @@ void bind_ledger(py::module_& m) {
 Ledger(path, write=False): write creates the file when missing. record(kind, report, ...) adds a
 finished run (report: a dict or JSON text, e.g. BenchReport.to_dict()); runs() lists them (dicts),
 run(id) gives one with its metrics; check(baseline, candidate, max_drop=..., max_rise=...) is the
-gate of `edgeq ledger check` (tags or "@N").)doc")
+gate of `edgeq ledger check` (tags or "@N"); list_text(), show_text(run) and diff_text(a, b) print
+what `edgeq ledger list / show / diff` print.)doc")
       .def(py::init([](const py::object& path, bool write) {
              return std::make_unique<Ledger>(path_string(path), write);
            }),
@@ -98,6 +99,26 @@ gate of `edgeq ledger check` (tags or "@N").)doc")
           },
           py::arg("baseline"), py::arg("candidate"), py::arg("max_drop") = py::none(),
           py::arg("max_rise") = py::none())
+      .def(
+          "list_text",
+          [](Ledger& l, const py::object& tag, const std::string& kind) {
+            return text_object(l.list_text(text_string(tag, "tag"), kind));
+          },
+          py::arg("tag") = "", py::arg("kind") = "",
+          "The table `edgeq ledger list` prints (tag, kind: only those runs).")
+      .def(
+          "show_text",
+          [](Ledger& l, const py::object& run) {
+            return text_object(l.show_text(text_string(run, "run")));
+          },
+          py::arg("run") = "",
+          "What `edgeq ledger show` prints: run \"@N\", a tag's latest runs, or the last run.")
+      .def(
+          "diff_text",
+          [](Ledger& l, const py::object& a, const py::object& b) {
+            return text_object(l.diff_text(text_string(a, "a"), text_string(b, "b")));
+          },
+          py::arg("a"), py::arg("b"), "What `edgeq ledger diff` prints (two \"@N\" or two tags).")
       .def_property_readonly("path", [](const Ledger& l) { return path_object(l.path()); });
 }
 

@@ -96,22 +96,9 @@ QuantizeOptions options_from(const py::dict& kw) {
   return o;
 }
 
-py::dict summary_dict(const QuantizeSummary& s) {
-  py::dict d;
-  d["activations_8bit"] = s.activations_8bit;
-  d["activations_16bit"] = s.activations_16bit;
-  d["activations_other"] = s.activations_other;
-  d["activations_float"] = s.activations_float;
-  d["weights_per_channel"] = s.weights_per_channel;
-  d["params_per_tensor"] = s.params_per_tensor;
-  d["decode_tail_values"] = s.decode_tail_values;
-  d["decode_tail_8bit"] = s.decode_tail_8bit;
-  d["saturation_safe_codes"] = s.saturation_safe_codes;
-  d["saturation_safe_convs"] = s.saturation_safe_convs;
-  d["range"] = s.range;
-  d["placement"] = s.placement;
-  d["io"] = s.io;
-  return d;
+// The summary as the program records it (edgeq/report_json.h): one key set.
+py::object summary_dict(const QuantizedModel& q) {
+  return py::module_::import("json").attr("loads")(quantize_summary_json(q));
 }
 
 py::dict repair_dict(const RepairReport& r) {
@@ -176,7 +163,8 @@ void bind_quantize(py::module_& m) {
   py::class_<QuantizedModel>(m, "QuantizedModel",
                              R"doc(A quantized (QDQ ONNX) model and what was done.
 
-Made by edgeq.quantize(). summary, repair and search are dicts; warnings a list of str.)doc")
+Made by edgeq.quantize(). summary, repair and search are dicts (summary: the keys the program's
+ledger records); warnings a list of str.)doc")
       .def(
           "save",
           [](const QuantizedModel& q, const py::object& path, const py::object& encodings,
@@ -200,8 +188,7 @@ Made by edgeq.quantize(). summary, repair and search are dicts; warnings a list 
           "model",
           [](const QuantizedModel& q) { return Model::from_bytes(q.bytes(), "quantized model"); },
           "The QDQ model as an edgeq.Model (for Session, compare, ...).")
-      .def_property_readonly("summary",
-                             [](const QuantizedModel& q) { return summary_dict(q.summary()); })
+      .def_property_readonly("summary", [](const QuantizedModel& q) { return summary_dict(q); })
       .def_property_readonly("repair",
                              [](const QuantizedModel& q) { return repair_dict(q.repair()); })
       .def_property_readonly("search",

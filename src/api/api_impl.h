@@ -51,6 +51,8 @@ struct QuantizedModel::Impl {
   RepairReport repair;
   AutoSearchReport search;
   std::vector<std::string> warnings;
+  // The options as given, for the summary's JSON (quantize_summary_json).
+  std::string scheme, placement, quantize_io;
 };
 
 CalibrationStats make_stats(Stats stats, std::string source);

@@ -10,6 +10,8 @@
 #include "core/sha256.h"
 #include "report/ledger.h"
 #include "report/ledger_check.h"
+#include "report/ledger_kinds.h"
+#include "report/ledger_print.h"
 
 namespace edgeq {
 namespace {
@@ -104,6 +106,58 @@ LedgerCheck Ledger::check(const std::string& baseline, const std::string& candid
 
 const std::string& Ledger::path() const {
   return impl_->db.path();
+}
+
+void validate_ledger_limits(const LedgerCheckOptions& limits, const std::string& drop_name,
+                            const std::string& rise_name) {
+  check_limits(parse_limits(limits.max_drop, drop_name), parse_limits(limits.max_rise, rise_name),
+               drop_name, rise_name);
+}
+
+std::vector<std::pair<LedgerRunInfo, LedgerRunInfo>> Ledger::matching_runs(const std::string& a,
+                                                                           const std::string& b) {
+  std::vector<std::pair<LedgerRunInfo, LedgerRunInfo>> out;
+  for (const auto& [ra, rb] : ::edgeq::matching_runs(impl_->db, a, b))
+    out.emplace_back(info(ra), info(rb));
+  return out;
+}
+
+std::string Ledger::list_text(const std::string& tag, const std::string& kind) {
+  std::vector<LedgerRun> runs;
+  for (LedgerRun& r : impl_->db.runs())
+    if ((tag.empty() || r.tag == tag) && (kind.empty() || r.kind == kind))
+      runs.push_back(std::move(r));
+  return printed([&](std::ostream& os) { print_run_list(impl_->db, runs, os); });
+}
+
+std::string Ledger::show_text(const std::string& ref) {
+  LedgerDb& db = impl_->db;
+  const std::vector<LedgerRun> all = db.runs();
+  EDGEQ_CHECK(!all.empty(), "ledger ", path(), " holds no run");
+  std::ostringstream os;
+  if (ref.empty()) {
+    print_run(db.run(all.back().id), os);
+    return os.str();
+  }
+  if (const std::optional<int64_t> id = parse_run_id(ref)) {
+    print_run(db.run(*id), os);
+    return os.str();
+  }
+  bool any = false;
+  for (const LedgerKind& k : ledger_kinds())
+    if (auto id = db.latest(ref, k.name)) {
+      print_run(db.run(*id), os);
+      any = true;
+    }
+  // An unknown tag: matching_runs names the tags there are.
+  if (!any) ::edgeq::matching_runs(db, ref, ref);
+  return os.str();
+}
+
+std::string Ledger::diff_text(const std::string& a, const std::string& b) {
+  std::ostringstream os;
+  for (const auto& [ra, rb] : ::edgeq::matching_runs(impl_->db, a, b)) print_run_diff(ra, rb, os);
+  return os.str();
 }
 
 }  // namespace edgeq

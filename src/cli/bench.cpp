@@ -11,7 +11,6 @@
 #include "cli/run_options.h"
 #include "core/file_io.h"
 #include "core/interrupt.h"
-#include "core/json_text.h"
 #include "core/printable.h"
 
 namespace edgeq::cli {
@@ -75,7 +74,7 @@ void run_bench(BenchArgs& a) {
   for (const std::string& line : r.notices) std::cerr << printable(line) << "\n";
   print_bench(r);
   if (!a.json.empty()) write_file_atomic(a.json, r.json + "\n");
-  ledger.record("bench", parse_json_text(r.json), a.model, a.json);
+  ledger.record("bench", r.json, a.model, a.json);
 }
 
 }  // namespace

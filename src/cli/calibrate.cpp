@@ -2,19 +2,17 @@
 // edgeq::calibrate, the statistics saved and the run summarized.
 #include "edgeq/calibrate.h"
 
-#include <nlohmann/json.hpp>
-
 #include "cli/commands.h"
 #include "cli/ledger_options.h"
 #include "cli/model_input.h"
 #include "cli/number_options.h"
 #include "cli/progress_printer.h"
 #include "core/file_io.h"
-#include "core/json_text.h"
 #include "core/printable.h"
 #include "core/process_stats.h"
 #include "core/progress.h"
-#include "quant/calibration_images.h"
+#include "edgeq/calibrate_shard.h"
+#include "edgeq/report_json.h"
 #include "vision/image_io.h"
 
 namespace edgeq::cli {
@@ -32,7 +30,7 @@ void run_calibrate(CalibrateArgs& a) {
       {{"--out", a.out}, {"--json", a.json, RoleFile::kText}, ledger_output(a.ledger)});
   LedgerRecorder ledger(a.ledger);
   CalibrateOptions& o = a.options;
-  const Shard shard = parse_shard(a.shard);
+  const CalibrationShard shard = parse_calibration_shard(a.shard);
   o.shard_index = shard.index;
   o.shard_count = shard.count;
   ProgressPrinter printer;
@@ -47,19 +45,8 @@ void run_calibrate(CalibrateArgs& a) {
       run.used, printable(a.shard).c_str(), run.sampled, static_cast<unsigned long long>(o.seed),
       format_duration(run.seconds).c_str(), ms_per_image, run.workers, run.workers == 1 ? "" : "s",
       run.threads_per_worker, run.threads_per_worker == 1 ? "" : "s");
-  const nlohmann::json report = {{"model", a.model},
-                                 {"images", run.used},
-                                 {"unreadable", run.unreadable},
-                                 {"workers", run.workers},
-                                 {"threads_per_worker", run.threads_per_worker},
-                                 {"histogram_stride", o.histogram_stride},
-                                 {"seconds", run.seconds},
-                                 {"ms_per_image", ms_per_image},
-                                 {"values", run.stats.values()},
-                                 {"values_read", run.values_read},
-                                 {"values_derived", run.values_derived},
-                                 {"peak_rss_bytes", peak_rss_bytes()}};
-  if (!a.json.empty()) write_file_atomic(a.json, json_text(report, 2) + "\n");
+  const std::string report = calibration_json(run, o, a.model, 2);
+  if (!a.json.empty()) write_file_atomic(a.json, report + "\n");
   std::printf(
       "%zu values: %zu read, %zu derived from their inputs; histograms bin %s; peak RSS "
       "%.1f MiB\nwrote %s\n",

@@ -9,10 +9,6 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "core/error.h"
-#include "report/ledger.h"
-#include "report/ledger_check.h"
-#include "report/ledger_print.h"
 
 namespace edgeq::cli {
 namespace {
@@ -22,44 +18,20 @@ struct LedgerCliArgs {
   LedgerCheckOptions limits;
 };
 
-LedgerDb open_for_reading(const std::string& file) {
-  return LedgerDb(file, LedgerDb::Access::kRead);
-}
-
 void run_list(const LedgerCliArgs& a) {
-  LedgerDb ledger = open_for_reading(a.file);
-  std::vector<LedgerRun> runs;
-  for (LedgerRun& r : ledger.runs())
-    if ((a.tag.empty() || r.tag == a.tag) && (a.kind.empty() || r.kind == a.kind))
-      runs.push_back(std::move(r));
-  print_run_list(ledger, runs, std::cout);
+  std::cout << Ledger(a.file).list_text(a.tag, a.kind);
 }
 
 void run_show(const LedgerCliArgs& a) {
-  LedgerDb ledger = open_for_reading(a.file);
-  const std::vector<LedgerRun> all = ledger.runs();
-  EDGEQ_CHECK(!all.empty(), "ledger ", a.file, " holds no run");
-  if (a.run.empty()) return print_run(ledger.run(all.back().id), std::cout);
-  if (const std::optional<int64_t> id = parse_run_id(a.run))
-    return print_run(ledger.run(*id), std::cout);
-  bool any = false;
-  for (const LedgerKind& k : ledger_kinds())
-    if (auto id = ledger.latest(a.run, k.name)) {
-      print_run(ledger.run(*id), std::cout);
-      any = true;
-    }
-  // An unknown tag: matching_runs names the tags there are.
-  if (!any) matching_runs(ledger, a.run, a.run);
+  std::cout << Ledger(a.file).show_text(a.run);
 }
 
 void run_diff(const LedgerCliArgs& a) {
-  LedgerDb ledger = open_for_reading(a.file);
-  for (const auto& [ra, rb] : matching_runs(ledger, a.a, a.b)) print_run_diff(ra, rb, std::cout);
+  std::cout << Ledger(a.file).diff_text(a.a, a.b);
 }
 
 void run_check(const LedgerCliArgs& a) {
-  check_limits(parse_limits(a.limits.max_drop, "--max-drop"),
-               parse_limits(a.limits.max_rise, "--max-rise"), "--max-drop", "--max-rise");
+  validate_ledger_limits(a.limits, "--max-drop", "--max-rise");
   const LedgerCheck r = Ledger(a.file).check(a.baseline, a.candidate, a.limits);
   std::cout << r.text << std::flush;
   if (r.regressions > 0) throw CLI::RuntimeError(1);

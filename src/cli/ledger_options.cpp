@@ -81,6 +81,12 @@ LedgerRecorder::LedgerRecorder(const LedgerArgs& a) : args_(a) {
 void LedgerRecorder::record(const std::string& kind, const nlohmann::json& report,
                             const std::string& model_file, const std::string& output_file) {
   if (args_.file.empty()) return;
+  record(kind, json_text(report), model_file, output_file);
+}
+
+void LedgerRecorder::record(const std::string& kind, const std::string& report_json,
+                            const std::string& model_file, const std::string& output_file) {
+  if (args_.file.empty()) return;
   if (!ledger_) {
     const std::filesystem::path parent = std::filesystem::path(args_.file).parent_path();
     if (!parent.empty()) ensure_dir(parent.string());
@@ -92,7 +98,7 @@ void LedgerRecorder::record(const std::string& kind, const nlohmann::json& repor
   o.model_file = model_file;
   o.output_file = output_file;
   if (args_.command) o.options_json = json_text(command_options(*args_.command));
-  const int64_t id = ledger_->record(kind, json_text(report), o);
+  const int64_t id = ledger_->record(kind, report_json, o);
   std::cerr << "ledger: recorded run " << id << " (" << kind << ")"
             << (args_.tag.empty() ? "" : " tagged '" + args_.tag + "'") << " in "
             << printable(args_.file) << "\n";

@@ -31,8 +31,12 @@ class LedgerRecorder {
   // Opens --ledger when it exists (throws one line for a file that is not a ledger); a new ledger
   // is created by the first record(), so a command that fails leaves no file behind.
   explicit LedgerRecorder(const LedgerArgs& a);
-  // Records the finished run of `kind` with the numbers of `report`; `model_file` and
-  // `output_file` ("" for none) are identified by their SHA-256. No-op without --ledger.
+  // Records the finished run of `kind` with the numbers of `report_json` (a report's JSON text,
+  // e.g. edgeq::quantize_summary_json); `model_file` and `output_file` ("" for none) are
+  // identified by their SHA-256. No-op without --ledger.
+  void record(const std::string& kind, const std::string& report_json,
+              const std::string& model_file, const std::string& output_file);
+  // The same from a parsed report (compare, run and study still parse theirs).
   void record(const std::string& kind, const nlohmann::json& report, const std::string& model_file,
               const std::string& output_file);
 

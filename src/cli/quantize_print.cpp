@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "core/printable.h"
+#include "edgeq/report_json.h"
 
 namespace edgeq::cli {
 
@@ -46,20 +47,8 @@ void print_quantize_summary(const QuantizedModel& q, const QuantizeOptions& o,
                 encodings_format.c_str());
 }
 
-nlohmann::json quantize_report(const QuantizedModel& q, const QuantizeOptions& o) {
-  const QuantizeSummary& s = q.summary();
-  return {{"scheme", o.scheme},
-          {"range", s.range},
-          {"placement", o.placement},
-          {"activations_8bit", s.activations_8bit},
-          {"activations_16bit", s.activations_16bit},
-          {"activations_other", s.activations_other},
-          {"activations_float", s.activations_float},
-          {"weights_per_channel", s.weights_per_channel},
-          {"params_per_tensor", s.params_per_tensor},
-          {"decode_tail_values", s.decode_tail_values},
-          {"decode_tail_8bit", s.decode_tail_8bit},
-          {"quantize_io", o.quantize_io}};
+std::string quantize_report(const QuantizedModel& q, const QuantizeOptions& /*o*/) {
+  return quantize_summary_json(q);
 }
 
 }  // namespace edgeq::cli

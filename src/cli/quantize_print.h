@@ -2,7 +2,6 @@
 // int8 pairs (--saturation-safe, --reduce-range).
 #pragma once
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "edgeq/quantize.h"
@@ -14,7 +13,7 @@ void add_saturation_options(CLI::App* cmd, QuantizeOptions& o);
 void print_quantize_summary(const QuantizedModel& q, const QuantizeOptions& o,
                             const std::string& out, const std::string& encodings,
                             const std::string& encodings_format);
-// The ledger's report of the run.
-nlohmann::json quantize_report(const QuantizedModel& q, const QuantizeOptions& o);
+// The ledger's report of the run: edgeq::quantize_summary_json (the options are q's own).
+std::string quantize_report(const QuantizedModel& q, const QuantizeOptions& o);
 
 }  // namespace edgeq::cli

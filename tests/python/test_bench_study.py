@@ -140,6 +140,13 @@ def test_ledger_records_reports_and_gates_them(zoo_pose_path, run_cli, tmp_path)
     cli = run_cli("ledger", "check", path, "--baseline", "base", "--candidate", "next",
                   check=False)
     assert cli.returncode == 1 and cli.stdout == verdict.text
+    for args, text in ((["list"], ledger.list_text()),
+                       (["list", "--tag", "next", "--kind", "bench"],
+                        ledger.list_text("next", "bench")),
+                       (["show"], ledger.show_text()), (["show", "@1"], ledger.show_text("@1")),
+                       (["show", "base"], ledger.show_text("base")),
+                       (["diff", "base", "next"], ledger.diff_text("base", "next"))):
+        assert run_cli("ledger", args[0], path, *args[1:]).stdout == text
     with pytest.raises(edgeq.Error, match="unknown metric"):
         ledger.check("base", "next", max_drop="colour=1")
     with pytest.raises(edgeq.Error):
@@ -162,6 +169,8 @@ def test_ledger_reads_tags_the_program_stored_as_bytes(zoo_pose_path, run_cli, t
     assert tag in runs[0]["command_line"]
     assert ledger.run(2)["tag"] == tag and ledger.run(2)["metrics"]["latency_ms"] > 0
     assert ledger.check(tag, tag).regressions == 0
+    assert ledger.list_text(tag=tag) == run_cli("ledger", "list", path, "--tag", tag).stdout
+    assert ledger.show_text(tag) == run_cli("ledger", "show", path, tag).stdout
     writer = edgeq.Ledger(path, write=True)
     assert writer.record("bench", edgeq.bench(zoo_pose_path, runs=1, warmup=0).to_dict(),
                          tag=tag) == 3

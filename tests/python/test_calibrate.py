@@ -1,4 +1,5 @@
 """edgeq.calibrate and edgeq.Stats: the same statistics as the program, errors, progress."""
+import json
 import pathlib
 
 import numpy as np
@@ -10,7 +11,7 @@ import edgeq
 def test_calibrate_reports_what_it_did(real_stats):
     assert real_stats.images == 4
     assert real_stats.values > 300
-    assert real_stats.report["used"] == 4 and real_stats.report["unreadable"] == 0
+    assert real_stats.report["images"] == 4 and real_stats.report["unreadable"] == 0
     assert real_stats.preprocessing.startswith("letterbox 640x640")
 
 
@@ -20,6 +21,16 @@ def test_stats_equal_the_programs_bytes(real_model_path, train_dir, real_stats, 
             tmp_path / "cli.stats")
     real_stats.save(tmp_path / "py.stats")
     assert (tmp_path / "py.stats").read_bytes() == (tmp_path / "cli.stats").read_bytes()
+
+
+def test_report_is_the_programs_json(real_model_path, train_dir, real_stats, tmp_path, run_cli):
+    run_cli("calibrate", "--model", real_model_path, "--images", train_dir, "--n", 4, "--out",
+            tmp_path / "cli.stats", "--json", tmp_path / "cli.json")
+    cli = json.loads((tmp_path / "cli.json").read_text())
+    timing = {"seconds", "ms_per_image", "peak_rss_bytes"}
+    assert set(real_stats.report) == set(cli)
+    assert ({k: v for k, v in real_stats.report.items() if k not in timing} ==
+            {k: v for k, v in cli.items() if k not in timing})
 
 
 def test_stats_load_round_trips(real_stats_file, real_model):

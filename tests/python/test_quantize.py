@@ -46,7 +46,8 @@ def test_quantized_io_writes_the_programs_bytes_and_runs_on_floats(zoo_pose_path
     q = edgeq.quantize(zoo_pose_path, zoo_stats, scheme="w8a16", quantize_io="both",
                        progress=False)
     assert q.to_bytes() == (tmp_path / "cli.onnx").read_bytes()
-    assert [line.split(":")[0] for line in q.summary["io"]] == ["input images", "output output0"]
+    assert q.summary["quantize_io"] == "both" and q.summary["scheme"] == "w8a16"
+    assert edgeq.Model(q.to_bytes()).outputs[0]["dtype"] == "uint16"
     session = edgeq.Session(q, threads=1, conf=0.0)
     assert len(session.predict(scenes[0])[0]) > 0  # images in as floats, detections out
     assert edgeq.Model(q.to_bytes()).inputs[0]["dtype"] == "uint8"
@@ -56,6 +57,28 @@ def test_w8a8_summary_keeps_the_decode_tail_at_16_bit(real_model, real_stats):
     s = edgeq.quantize(real_model, real_stats, progress=False).summary
     assert s["activations_8bit"] > 300 and s["decode_tail_values"] > 0
     assert s["decode_tail_8bit"] == 0 and s["placement"] == "ort" and s["range"] == "minmax"
+
+
+def test_summary_is_the_programs_ledger_report(real_model, real_model_path, real_stats,
+                                               real_stats_file, tmp_path, run_cli):
+    ledger = tmp_path / "l.sqlite"
+    run_cli("quantize", "--model", real_model_path, "--stats", real_stats_file, "--scheme", "w8a8",
+            "--placement", "qnn", "--range", "percentile", "--out", tmp_path / "cli.onnx",
+            "--ledger", ledger, "--tag", "cli")
+    q = edgeq.quantize(real_model, real_stats, scheme="w8a8", placement="qnn",
+                       range="percentile", progress=False)
+    s = q.summary
+    assert set(s) == {"scheme", "range", "placement", "quantize_io", "activations_8bit",
+                      "activations_16bit", "activations_other", "activations_float",
+                      "weights_per_channel", "params_per_tensor", "decode_tail_values",
+                      "decode_tail_8bit"}
+    assert (s["scheme"], s["placement"], s["quantize_io"]) == ("w8a8", "qnn", "none")
+    assert s["range"].startswith("percentile")
+    book = edgeq.Ledger(ledger, write=True)
+    book.record("quantize", s, tag="py")
+    assert book.run(1)["metrics"] == book.run(2)["metrics"] and book.run(2)["metrics"]
+    gate = book.check("cli", "py", max_drop="activations_8bit=0", max_rise="activations_float=0")
+    assert gate.regressions == 0 and len(gate.rows) == 2
 
 
 def test_encodings_json_is_aimet_json(real_model, real_stats):
