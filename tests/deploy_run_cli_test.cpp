@@ -16,10 +16,10 @@
 
 #include "cli_util.h"
 #include "core/file_io.h"
+#include "edgeq/data.h"
 #include "ir/onnx_io.h"
 #include "test_util.h"
 #include "vision/image_io.h"
-#include "vision/scene_video.h"
 #include "zoo/yolo11.h"
 
 namespace edgeq {

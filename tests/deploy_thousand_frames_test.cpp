@@ -10,8 +10,8 @@
 
 #include "cli_util.h"
 #include "core/file_io.h"
+#include "edgeq/data.h"
 #include "test_util.h"
-#include "vision/scene_video.h"
 
 namespace edgeq {
 namespace {

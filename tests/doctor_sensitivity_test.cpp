@@ -4,10 +4,10 @@
 
 #include <cmath>
 
-#include "analysis/mixed_set.h"
 #include "analysis/sensitivity.h"
 #include "core/error.h"
 #include "core/file_io.h"
+#include "edgeq/mixed_set.h"
 #include "graph_builders.h"
 #include "quant/encoding.h"
 #include "test_util.h"

@@ -1,4 +1,4 @@
-#include "analysis/mixed_set.h"
+#include "edgeq/mixed_set.h"
 
 #include <nlohmann/json.hpp>
 #include <sstream>

@@ -3,15 +3,15 @@
 // pairs, run a few images, and rank by what users lose: for a YOLO output, the detection loss
 // against the FP32 run (eval/detection_loss.h: boxes and keypoints in pixels, scores, anchors
 // across the threshold, each normalised), else the relative L2 error of the output. The most
-// sensitive values are the ones to keep at 16 bit under W8A8 (analysis/mixed_set.h).
+// sensitive values are the ones to keep at 16 bit under W8A8 (edgeq/mixed_set.h).
 #pragma once
 #include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
-#include "analysis/mixed_set.h"
 #include "core/tensor.h"
+#include "edgeq/mixed_set.h"
 #include "eval/detection_loss.h"
 #include "ir/graph.h"
 #include "quant/stats.h"

@@ -1,7 +1,7 @@
 // The options of a public call that do nothing with the others as they are, each by its Python
 // name with what it needs (core/option_range.h). The call refuses those set to other than their
-// defaults (refuse_set); the command line, which knows what was given, refuses their flags given
-// at all (cli/number_options.h's refuse_given), so `--percentile 99.99 --range minmax` is refused
+// defaults (refuse_set); a front end that knows what was given refuses them given at all
+// (refuse_inert_given, edgeq/inert_options.h), so `--percentile 99.99 --range minmax` is refused
 // too.
 #pragma once
 #include <vector>

@@ -1,7 +1,5 @@
 // edgeq augment: variants (flip, scale, crop, mosaic) of a labelled image set, written with their
-// labels in the Ultralytics layout: a dev split for honest quantization numbers (vision/augment.h).
-#include "vision/augment.h"
-
+// labels in the Ultralytics layout: a dev split for honest quantization numbers (edgeq/data.h).
 #include <iostream>
 
 #include "cli/commands.h"
@@ -11,8 +9,8 @@
 #include "core/interrupt.h"
 #include "core/io_guard.h"
 #include "core/printable.h"
-#include "eval/label_source.h"
-#include "vision/image_io.h"
+#include "edgeq/data.h"
+#include "vision/image_io.h"  // image_input, expand_image_paths
 
 namespace edgeq::cli {
 namespace {
@@ -39,33 +37,13 @@ void run_augment(const AugmentArgs& a) {
   check_unique(kinds, "--kinds");
   for (const std::string& k : kinds) opt.kinds.push_back(parse_augment_kind(k));
   const std::vector<std::string> paths = expand_image_paths(a.images);
-  const LabelSource labels = resolve_label_source(a.images, paths, a.labels);
-  EDGEQ_CHECK(labels.enabled, "augment: no labels for '", a.images,
+  const std::vector<std::string> labels = find_label_files(a.images, paths, a.labels);
+  EDGEQ_CHECK(!labels.empty(), "augment: no labels for '", a.images,
               "' (give --labels, or keep labels/ beside images/)");
   // SIGINT / SIGTERM: nothing written while the sources are read, then whole variants only.
   InterruptScope interrupt;
-  std::vector<LabelledImage> sources;
-  // One layout for the whole set (a mosaic joins labels of four files into one): the first file
-  // with objects sets the keypoint count, any other count is refused naming both files.
-  std::string layout_file;
-  size_t keypoints = 0;
-  for (size_t i = 0; i < paths.size(); ++i) {
-    throw_if_interrupted();
-    LabelledImage im;
-    im.bgr = read_image(paths[i]);
-    im.labels = read_yolo_labels(labels.files[i], im.bgr.cols, im.bgr.rows);
-    if (!im.labels.empty() && layout_file.empty()) {
-      layout_file = labels.files[i];
-      keypoints = im.labels[0].kpts.size();
-    }
-    if (!im.labels.empty())
-      EDGEQ_CHECK(im.labels[0].kpts.size() == keypoints, "augment: ", labels.files[i], " has ",
-                  im.labels[0].kpts.size(), " keypoints per object but ", layout_file, " has ",
-                  keypoints, ": every label file of a set needs one layout");
-    sources.push_back(std::move(im));
-  }
-  auto written = write_augmented_split(sources, a.out, opt);
-  std::cout << "wrote " << written.size() << " images from " << sources.size() << " to "
+  const AugmentResult r = write_augmented_images(paths, labels, a.out, opt);
+  std::cout << "wrote " << r.written.size() << " images from " << r.sources << " to "
             << printable(a.out) << "/images, labels in " << a.out << "/labels\n";
 }
 

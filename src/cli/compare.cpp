@@ -13,7 +13,7 @@
 #include "core/file_io.h"
 #include "core/interrupt.h"
 #include "core/json_text.h"
-#include "vision/image_io.h"
+#include "vision/image_io.h"  // image_input
 
 namespace edgeq::cli {
 namespace {

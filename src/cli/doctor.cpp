@@ -6,8 +6,6 @@
 
 #include <iostream>
 
-#include "analysis/mixed_set.h"
-#include "api/inert_options.h"
 #include "cli/commands.h"
 #include "cli/model_input.h"
 #include "cli/number_options.h"
@@ -16,7 +14,9 @@
 #include "core/file_io.h"
 #include "core/io_guard.h"
 #include "core/printable.h"
-#include "vision/image_io.h"
+#include "edgeq/inert_options.h"
+#include "edgeq/mixed_set.h"
+#include "vision/image_io.h"  // image_input
 
 namespace edgeq::cli {
 namespace {
@@ -58,8 +58,8 @@ void run_doctor_cli(DoctorArgs& a, const CLI::App& cmd) {
               "--mixed-out does nothing without --sensitivity");
   if (!a.images.empty())
     a.options.images = std::make_shared<ImageSource>(image_source("--images", a.images));
-  refuse_given(cmd, inert_doctor_options(a.options),
-               {{"top_percent", "--top-percent"}, {"max_images", "--max-images"}});
+  refuse_inert_given(a.options, given_flags(cmd, {{"top_percent", "--top-percent"},
+                                                  {"max_images", "--max-images"}}));
   const Model model = Model::load(a.model);
   a.options.encodings_file = a.encodings;
   if (!a.stats.empty())
@@ -71,9 +71,7 @@ void run_doctor_cli(DoctorArgs& a, const CLI::App& cmd) {
   if (a.options.sensitivity > 0) {
     print_sensitivity(rep, a.options.top_percent, model.outputs().at(0).name);
     if (!a.mixed_out.empty()) {
-      MixedSet mixed{rep.mixed, {}};
-      for (const SensitivityRow& r : rep.ranking) mixed.ranking.push_back({r.value, r.loss});
-      save_mixed_set(mixed, a.mixed_out);
+      save_mixed_set(mixed_set(rep), a.mixed_out);
       std::cout << "wrote " << printable(a.mixed_out) << " (quantize --mixed)\n";
     }
   }

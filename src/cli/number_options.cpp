@@ -27,11 +27,18 @@ CLI::Validator in_range(const OptionRange& r) {
 
 void refuse_given(const CLI::App& cmd, const std::vector<InertOption>& inert,
                   const std::map<std::string, std::string>& flags) {
+  const GivenOption given = given_flags(cmd, flags);
   for (const InertOption& o : inert) {
-    const auto it = flags.find(o.name);
-    if (it != flags.end() && cmd.count(it->second) > 0)
-      fail(it->second, " does nothing without ", o.needs);
+    const std::string flag = given(o.name);
+    if (!flag.empty()) fail(flag, " does nothing without ", o.needs);
   }
+}
+
+GivenOption given_flags(const CLI::App& cmd, std::map<std::string, std::string> flags) {
+  return [&cmd, flags = std::move(flags)](const std::string& option) {
+    const auto it = flags.find(option);
+    return it != flags.end() && cmd.count(it->second) > 0 ? it->second : std::string();
+  };
 }
 
 }  // namespace edgeq::cli

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/option_range.h"
+#include "edgeq/inert_options.h"
 
 namespace edgeq::cli {
 
@@ -28,5 +29,8 @@ CLI::Option* add_number(CLI::App* cmd, const std::string& flag, T& var, const Op
 // than the default, not knowing what was given).
 void refuse_given(const CLI::App& cmd, const std::vector<InertOption>& inert,
                   const std::map<std::string, std::string>& flags);
+// The same question for the library's refuse_inert_given: an option's flag when `cmd` was given
+// it, else "".
+GivenOption given_flags(const CLI::App& cmd, std::map<std::string, std::string> flags);
 
 }  // namespace edgeq::cli

@@ -1,20 +1,19 @@
 // edgeq probe: a linear task probe on a model's outputs (arm A: pooled taps), k-fold
-// cross-validated; with --quantized, also the frozen and retrained readings (eval/probe.h).
-#include "eval/probe.h"
+// cross-validated; with --quantized, also the frozen and retrained readings (edgeq/probe.h).
+#include "edgeq/probe.h"
 
+#include <cstdio>
 #include <iostream>
-#include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/number_options.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/interrupt.h"
-#include "core/json_text.h"
 #include "core/printable.h"
 #include "core/progress.h"
-#include "eval/probe_features.h"
-#include "vision/image_io.h"
+#include "vision/image_io.h"  // image_input
 
 namespace edgeq::cli {
 namespace {
@@ -25,42 +24,30 @@ struct ProbeArgs {
   double l2 = 0.1;
 };
 
-// More features than this are not pooled taps: a probe wants arm A (edgeq cut --arm A).
-constexpr Eigen::Index kMaxFeatures = 1 << 16;
-
 void run_probe_cli(const ProbeArgs& a) {
   check_distinct_files({{"--model", a.model},
                         {"--quantized", a.quantized},
                         {"--labels", a.labels},
                         image_input("--images", a.images)},
                        {{"--json", a.json, RoleFile::kText}});
-  const ProbeLabels labels = read_probe_labels(a.labels, a.task);
-  const std::vector<std::string> images = expand_image_paths(a.images);
-  const std::vector<std::string> paths = probe_image_paths(labels, images);
-  // What would fail after the features were extracted fails now.
-  probe_folds(labels, a.folds);
-  check_probe_models(a.model, a.quantized, kMaxFeatures);
-  if (paths.size() < images.size())  // never dropped silently
-    std::cerr << "note: " << images.size() - paths.size() << " of the " << images.size()
+  const ProbeSetup setup = prepare_probe(a.model, a.quantized, a.images, a.labels, a.task, a.folds);
+  if (setup.images.size() < setup.listed)  // never dropped silently
+    std::cerr << "note: " << setup.listed - setup.images.size() << " of the " << setup.listed
               << " images have no row in " << printable(a.labels) << " and are not probed\n";
   // A bar per model on stderr; Ctrl-C stops at the next image, nothing written.
   InterruptScope interrupt;
-  auto features = [&](const std::string& model) {
-    Progress bar("features of " + model, paths.size());
-    return model_features(model, paths, ExecMode::kSimulate, a.threads, [&](size_t, size_t) {
-      bar.step();
-      return !interrupt.interrupted();
-    });
+  std::optional<Progress> bar;
+  auto progress = [&](const ProgressEvent& e) {
+    if (e.done == 0)
+      bar.emplace(e.task, e.total);
+    else
+      bar->step();
+    return !interrupt.interrupted();
   };
-  const Eigen::MatrixXd f = features(a.model);
-  EDGEQ_CHECK(f.cols() <= kMaxFeatures, "probe: '", a.model, "' gives ", f.cols(),
-              " features per image; probe pooled taps (edgeq cut --arm A)");  // dynamic shapes
-  Eigen::MatrixXd q;
-  if (!a.quantized.empty()) q = features(a.quantized);
   ProbeOptions opt;
   opt.folds = a.folds;
   opt.l2 = a.l2;
-  const ProbeResult r = run_probe(f, a.quantized.empty() ? nullptr : &q, labels, opt);
+  const ProbeResult r = probe(setup, opt, a.threads, progress);
   const bool cls = r.task == ProbeTask::kClassify;
   std::printf("%s probe on %zu images, %zu features, %d-fold CV (%s", cls ? "class" : "value",
               r.samples, r.features, r.folds, cls ? "accuracy" : "R^2");
@@ -71,7 +58,7 @@ void run_probe_cli(const ProbeArgs& a) {
         "  frozen     %.4f   (FP32-trained probe on quantized features)\n  retrained  %.4f"
         "   (trained on quantized features)\n",
         r.frozen.score, r.retrained.score);
-  if (!a.json.empty()) write_file_atomic(a.json, json_text(probe_result_json(r), 2) + "\n");
+  if (!a.json.empty()) write_file_atomic(a.json, probe_json(r) + "\n");
 }
 
 }  // namespace

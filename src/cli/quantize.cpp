@@ -2,8 +2,6 @@
 // edgeq::quantize, the result printed and saved. The recipe and its defaults live in the library.
 #include "edgeq/quantize.h"
 
-#include "analysis/mixed_set.h"
-#include "api/inert_options.h"
 #include "cli/commands.h"
 #include "cli/ledger_options.h"
 #include "cli/model_input.h"
@@ -15,7 +13,9 @@
 #include "core/comma_list.h"
 #include "core/file_io.h"
 #include "core/text_format.h"
-#include "vision/image_io.h"
+#include "edgeq/inert_options.h"
+#include "edgeq/mixed_set.h"
+#include "vision/image_io.h"  // image_input
 
 namespace edgeq::cli {
 namespace {
@@ -51,12 +51,11 @@ void run_quantize(QuantizeArgs& a, const CLI::App& cmd) {
     o.images = std::make_shared<ImageSource>(image_source("--images", a.images));
   o.repair = a.repair.resolve();
   o.search = a.search.options;
-  refuse_given(cmd, inert_quantize_options(o),
-               {{"percentile", "--percentile"},
-                {"auto_n", "--auto-n"},
-                {"repair_n", "--n"},
-                {"seed", "--seed"},
-                {"repair_memory_mib", "--repair-memory"}});
+  refuse_inert_given(o, given_flags(cmd, {{"percentile", "--percentile"},
+                                          {"auto_n", "--auto-n"},
+                                          {"repair_n", "--n"},
+                                          {"seed", "--seed"},
+                                          {"repair_memory_mib", "--repair-memory"}}));
   validate(o);  // before any file is read
   ProgressPrinter printer;
   o.progress = printer.callback();

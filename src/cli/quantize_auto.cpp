@@ -2,11 +2,11 @@
 
 #include <cstdio>
 
-#include "analysis/mixed_set.h"
 #include "cli/number_options.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/printable.h"
+#include "edgeq/mixed_set.h"
 
 namespace edgeq::cli {
 

@@ -6,9 +6,8 @@
 #include "cli/number_options.h"
 #include "core/error.h"
 #include "core/printable.h"
-#include "vision/image_io.h"
-#include "vision/scene_video.h"
-#include "vision/synthetic_scenes.h"
+#include "edgeq/data.h"
+#include "vision/image_io.h"  // image_input
 
 namespace edgeq::cli {
 

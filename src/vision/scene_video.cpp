@@ -1,5 +1,3 @@
-#include "vision/scene_video.h"
-
 #include <cstdio>
 #include <filesystem>
 #include <opencv2/imgproc.hpp>
@@ -10,6 +8,7 @@
 #include "core/file_io.h"
 #include "core/io_guard.h"
 #include "core/option_range.h"
+#include "edgeq/data.h"
 #include "vision/image_io.h"
 #include "vision/synthetic_scenes.h"
 

@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "edgeq/data.h"  // write_synthetic_scenes
+
 namespace edgeq {
 
 // Scene `index` of the series for `seed`: a BGR image of the given size, the same bytes whatever
 // ran before in the process.
 cv::Mat synthetic_scene(int index, uint32_t seed, int width = 640, int height = 480);
-// Writes n scenes as DIR/scene_000.jpg ...; returns the paths.
-std::vector<std::string> write_synthetic_scenes(const std::string& dir, int n, uint32_t seed);
 
 }  // namespace edgeq
