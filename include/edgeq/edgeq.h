@@ -8,6 +8,7 @@
 //
 // Every failure is an edgeq::Error with a one-line message.
 #pragma once
+#include "edgeq/arm_stats.h"
 #include "edgeq/bench.h"
 #include "edgeq/calibrate.h"
 #include "edgeq/compare.h"
@@ -19,6 +20,7 @@
 #include "edgeq/model.h"
 #include "edgeq/progress.h"
 #include "edgeq/quantize.h"
+#include "edgeq/quantize_io.h"
 #include "edgeq/session.h"
 #include "edgeq/study.h"
 #include "edgeq/warning.h"
