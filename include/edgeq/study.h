@@ -11,6 +11,8 @@
 
 namespace edgeq {
 
+// A file a call reads or writes, by its role (core/io_guard.h), and an option set where it does
+// nothing (core/option_range.h): what a front end checks before the study runs.
 struct RoleFile;
 struct InertOption;
 
@@ -61,10 +63,8 @@ struct StudyResult {
   double seconds = 0;
 };
 
-// What a front end checks before running, besides study() itself: the files the configuration
-// reads and writes (for its own files, e.g. a config or a plan), and the options that do nothing
-// with the others as they are. Their types (RoleFile: core/io_guard.h, InertOption:
-// core/option_range.h) are the library's file guard's and option ranges'.
+// For a front end's own checks before the study runs (its config or plan file against the
+// study's files, its flags against the options that do nothing); study() checks them too.
 // What the study reads (models, image sets, label files).
 std::vector<RoleFile> study_inputs(const StudyConfig& config);
 // The folder `out` with the files the study writes there (data.json, index.html, cache/).
