@@ -91,6 +91,7 @@ nlohmann::json without_timing(const nlohmann::json& j) {
     nlohmann::json out = nlohmann::json::object();
     for (const auto& [k, v] : j.items()) {
       const bool timing = k == "timing" || k == "seconds" || k == "peak_rss_bytes" ||
+                          k == "throughput_ms_per_run" ||
                           (k.size() > 3 && k.compare(k.size() - 3, 3, "_ms") == 0);
       if (!timing && k != "out") out[k] = without_timing(v);
     }

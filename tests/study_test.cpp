@@ -16,6 +16,7 @@
 #include "cli_util.h"
 #include "core/file_io.h"
 #include "core/sha256.h"
+#include "edgeq/bench.h"
 #include "ir/cut.h"
 #include "ir/onnx_io.h"
 #include "json_schema.h"
@@ -115,8 +116,10 @@ TEST(StudyCli, EveryModelArmAndSchemeHasARun) {
     const auto& q = r["latency"]["quantized"];
     const auto& io = r["latency"]["quantized_io"];
     EXPECT_GT(io["median_ms"].get<double>(), 0);
-    EXPECT_EQ(4 * io["input_bytes"].get<int64_t>(), q["input_bytes"].get<int64_t>());
-    EXPECT_EQ(2 * io["output_bytes"].get<int64_t>(), q["output_bytes"].get<int64_t>());
+    EXPECT_EQ(4 * io["input_bytes_per_frame"].get<int64_t>(),
+              q["input_bytes_per_frame"].get<int64_t>());
+    EXPECT_EQ(2 * io["output_bytes_per_frame"].get<int64_t>(),
+              q["output_bytes_per_frame"].get<int64_t>());
     // 8-bit weights are about a quarter of the float ones.
     const double wf = r["weights_bytes"]["fp32"], wq = r["weights_bytes"]["quantized"];
     EXPECT_LT(wq, 0.4 * wf) << r["model"] << " " << r["arm"];
@@ -142,6 +145,28 @@ TEST(StudyCli, EveryModelArmAndSchemeHasARun) {
         sum16 += e16, sum8 += e8;
       }
       EXPECT_LT(sum16, sum8) << a["model"] << " arm " << a["arm"];
+    }
+}
+
+// One benchmark: each latency entry of data.json (FP32, quantized, quantized I/O) is the public
+// bench's JSON (edgeq::bench, what `edgeq bench --json` writes), key for key.
+TEST(StudyCli, LatencyEntriesHaveThePublicBenchKeys) {
+  StudyFixture& fx = fixture();
+  REQUIRE_STUDY(fx);
+  BenchOptions b;
+  b.runs = 1, b.warmup = 0;
+  const nlohmann::json pub =
+      nlohmann::json::parse(bench(Model::load(fx.dir + "/yolo11n.onnx"), b).json);
+  std::set<std::string> want;
+  for (const auto& [k, v] : pub.items()) want.insert(k);
+  ASSERT_TRUE(want.count("input_bytes_per_frame") && want.count("weight_bytes"));
+  ASSERT_FALSE(fx.third["runs"].empty());
+  for (const auto& r : fx.third["runs"])
+    for (const char* which : {"fp32", "quantized", "quantized_io"}) {
+      ASSERT_TRUE(r["latency"].contains(which)) << which;
+      std::set<std::string> got;
+      for (const auto& [k, v] : r["latency"][which].items()) got.insert(k);
+      EXPECT_EQ(got, want) << r["model"] << " " << r["arm"] << " " << r["scheme"] << " " << which;
     }
 }
 
@@ -678,7 +703,8 @@ TEST(StudyQuantize, FilesEqualTheQuantizeCommand) {
         o.calib_n = 2;
         o.weight_repair = repair;
         const std::string study_file = dir + "/study-" + scheme + ".onnx";
-        quantize_step(arm_path, stats, parse_study_scheme(scheme), o, study_file);
+        quantize_step(arm_path, CalibrationStats::load(stats_path), parse_study_scheme(scheme), o,
+                      study_file);
         const std::string cli_file = dir + "/cli-" + scheme + ".onnx";
         const auto r =
             run_cli("quantize --model '" + arm_path + "' --stats '" + stats_path + "' --scheme " +

@@ -26,6 +26,9 @@ struct CompareOptions {
   // test_outputs/<k>/<output>.npy ('/', '\\' and ':' in names as '_') instead of running it
   // (tools/ort/ort_run.js writes that layout).
   std::string save_inputs, test_outputs;
+  // The detections of the first this many images (boxes, scores, classes and the matched pairs)
+  // kept in the report's JSON as "per_image"; 0: none.
+  size_t keep_detections = 0;
   ProgressCallback progress;  // kStep per image ("compare"), kMessage for notices
 };
 

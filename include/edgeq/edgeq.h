@@ -8,6 +8,7 @@
 //
 // Every failure is an edgeq::Error with a one-line message.
 #pragma once
+#include "edgeq/arm_stats.h"
 #include "edgeq/bench.h"
 #include "edgeq/calibrate.h"
 #include "edgeq/calibrate_shard.h"
@@ -27,6 +28,7 @@
 #include "edgeq/probe.h"
 #include "edgeq/progress.h"
 #include "edgeq/quantize.h"
+#include "edgeq/quantize_io.h"
 #include "edgeq/report_json.h"
 #include "edgeq/session.h"
 #include "edgeq/study.h"

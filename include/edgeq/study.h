@@ -11,6 +11,11 @@
 
 namespace edgeq {
 
+// A file a call reads or writes, by its role (core/io_guard.h), and an option set where it does
+// nothing (core/option_range.h): what a front end checks before the study runs.
+struct RoleFile;
+struct InertOption;
+
 struct StudyConfig {
   std::vector<std::string> models;  // FP32 ONNX files (named by file name)
   std::string images;               // calibration images (folder, list file or image)
@@ -58,6 +63,16 @@ struct StudyResult {
   double seconds = 0;
 };
 
+// For a front end's own checks before the study runs (its config or plan file against the
+// study's files, its flags against the options that do nothing); study() checks them too.
+// What the study reads (models, image sets, label files).
+std::vector<RoleFile> study_inputs(const StudyConfig& config);
+// The folder `out` with the files the study writes there (data.json, index.html, cache/).
+RoleFile study_out_folder(const StudyConfig& config);
+// val and auto_n without a w8a8-autoP scheme, weight_repair without a w8a16 scheme, probe_folds
+// and probe_l2 without probe_labels (by their JSON keys); study() refuses those set.
+std::vector<InertOption> inert_study_options(const StudyConfig& config);
+
 // The JSON form of a configuration (study.json: the fields above by name; "models", "schemes" and
 // "arms" take an array or a comma-separated string), read over `base`. Throws edgeq::Error naming
 // an unknown key or a wrong type.
@@ -88,6 +103,9 @@ struct StudyWorkResult {
   size_t passes = 0;    // passes over the steps (a pass that met a held step waits, then goes on)
   double seconds = 0;
 };
+// "i/N" (0 <= i < N) -> worker i of N (lease_s as default). Throws one line quoting `text` for
+// any other form or an i or N out of range.
+StudyWorkerOptions study_worker_from_text(const std::string& text);
 // Returns when every step but the latency ones is in the cache.
 StudyWorkResult study_worker(const StudyConfig& config, const StudyWorkerOptions& worker);
 // The study's steps as JSON: {"steps": [{"id", "kind", "what", "key", "reads": [ids], "cached"}]}

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "api/progress_reporter.h"
+#include "core/progress_reporter.h"
 #include "edgeq/calibrate.h"
 #include "edgeq/images.h"
 #include "edgeq/model.h"

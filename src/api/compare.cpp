@@ -31,6 +31,8 @@ CompareReport compare(const Model& reference, const Model& test, const std::stri
   opt.threads = e.threads;
   opt.save_inputs = o.save_inputs;
   opt.test_outputs = o.test_outputs;
+  opt.keep_detections =
+      static_cast<int>(check_option("keep_detections", o.keep_detections, ranges::kCount));
 
   ProgressReporter progress(o.progress);
   CompareHooks hooks;

@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/json_text.h"
+#include "quant/calibration_images.h"
 #include "study/study_ledger.h"
 #include "study/study_options.h"
 #include "study/study_run.h"
@@ -61,6 +62,14 @@ StudyWorkResult study_worker(const StudyConfig& config, const StudyWorkerOptions
   out.passes = w.passes;
   out.seconds = w.seconds;
   return out;
+}
+
+StudyWorkerOptions study_worker_from_text(const std::string& text) {
+  const Shard s = parse_shard(text);
+  StudyWorkerOptions w;
+  w.index = s.index;
+  w.count = s.count;
+  return w;
 }
 
 std::string study_plan(const StudyConfig& config) {

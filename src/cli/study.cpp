@@ -12,11 +12,10 @@
 #include "cli/study_flags.h"
 #include "core/file_io.h"
 #include "core/interrupt.h"
+#include "core/io_guard.h"
 #include "core/json_text.h"
 #include "core/printable.h"
 #include "core/progress.h"
-#include "quant/calibration_images.h"
-#include "study/study_options.h"
 
 namespace edgeq::cli {
 namespace {
@@ -43,8 +42,9 @@ void run_study_cli(const StudyArgs& a, const CLI::App& cmd) {
     return (void)std::printf("wrote %s\n", printable(a.plan).c_str());
   }
   if (!a.worker.empty()) {
-    const Shard w = parse_shard(a.worker);
-    const StudyWorkResult r = study_worker(o, {int(w.index), int(w.count), a.lease});
+    StudyWorkerOptions w = study_worker_from_text(a.worker);
+    w.lease_s = a.lease;
+    const StudyWorkResult r = study_worker(o, w);
     return (void)std::printf(
         "worker %s: %zu steps computed in %s (%zu passes); %zu latency steps left to "
         "--collect\n",

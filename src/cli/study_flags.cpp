@@ -4,7 +4,7 @@
 #include "core/comma_list.h"
 #include "core/error.h"
 #include "core/file_io.h"
-#include "study/study_options.h"
+#include "core/option_range.h"
 
 namespace edgeq::cli {
 namespace {

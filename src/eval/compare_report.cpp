@@ -27,6 +27,15 @@ nlohmann::json map_json(const MapResult& m) {
           {"predictions", m.predictions}};
 }
 
+// Boxes in the image's pixels: [{"box": [x1, y1, x2, y2], "score", "class"}].
+nlohmann::json detections_json(const std::vector<Detection>& dets) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const Detection& d : dets)
+    a.push_back(
+        {{"box", {d.box[0], d.box[1], d.box[2], d.box[3]}}, {"score", d.score}, {"class", d.cls}});
+  return a;
+}
+
 nlohmann::json task_json(const TaskMetrics& t) {
   nlohmann::json j = {{"box", map_json(t.box)}};
   if (t.has_pose) j["pose"] = map_json(t.pose);
@@ -141,6 +150,20 @@ nlohmann::json compare_report_json(const CompareResult& rep) {
   } else {
     j["labels"] = nullptr;
     if (!rep.labels_unmatched.empty()) j["labels_warning"] = rep.labels_unmatched;
+  }
+  if (!rep.per_image.empty()) {
+    j["per_image"] = nlohmann::json::array();
+    for (const ImageDetections& im : rep.per_image) {
+      nlohmann::json matches = nlohmann::json::array();
+      for (const auto& [r, t] : match_detections(im.ref, im.test, rep.options.match_iou))
+        matches.push_back({r, t});
+      j["per_image"].push_back({{"path", im.path},
+                                {"width", im.width},
+                                {"height", im.height},
+                                {"ref", detections_json(im.ref)},
+                                {"test", detections_json(im.test)},
+                                {"matches", matches}});
+    }
   }
   return j;
 }

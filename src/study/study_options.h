@@ -31,13 +31,7 @@ nlohmann::json study_options_to_json(const StudyOptions& o);
 // Checks everything that can be checked before running (files exist, schemes, arms, numbers, no
 // option set where it does nothing; no input among the files the study writes).
 void check_study_options(const StudyOptions& o);
-// val and auto_n without a w8a8-autoP scheme, weight_repair without a w8a16 scheme, probe_folds
-// and probe_l2 without probe_labels (by their JSON keys; see api/inert_options.h).
-std::vector<InertOption> inert_study_options(const StudyOptions& o);
-// What the study reads (models, image sets, label files), and its folder `out` with the files it
-// writes there (data.json, index.html, cache/), for check_distinct_files (core/io_guard.h).
-std::vector<RoleFile> study_inputs(const StudyOptions& o);
-RoleFile study_out_folder(const StudyOptions& o);
+// inert_study_options, study_inputs and study_out_folder: edgeq/study.h.
 // "qnn" | "cpu" | "ort": the placement `auto` stands for with this target.
 std::string study_placement(const StudyOptions& o);
 

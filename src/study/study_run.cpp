@@ -1,7 +1,5 @@
 #include "study/study_run.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -9,20 +7,20 @@
 #include <optional>
 #include <thread>
 
-#include "api/progress_reporter.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/interrupt.h"
 #include "core/json_text.h"
 #include "core/progress.h"
+#include "core/progress_reporter.h"
 #include "core/sha256.h"
+#include "edgeq/arm_stats.h"
+#include "edgeq/calibrate.h"
+#include "edgeq/model.h"
 #include "eval/label_source.h"
 #include "ir/cut.h"
 #include "ir/onnx_io.h"
 #include "quant/calibration_images.h"
-#include "quant/calibration_run.h"
-#include "quant/finite_checks.h"
-#include "quant/image_inputs.h"
 #include "study/study_cache.h"
 #include "study/study_calibration.h"
 #include "study/study_claims.h"
@@ -41,6 +39,8 @@ using Clock = std::chrono::steady_clock;
 // Bump when a step's result changes meaning, so old cache entries are not reused.
 // 2: artifacts recorded by size and hash; 3: entries by their SHA-256 (results too).
 const std::string kCacheVersion = "study-cache-3";
+// The latency steps' entries are the public bench's JSON (edgeq/bench.h) since this version.
+const std::string kBenchVersion = "bench-json-2";
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -59,13 +59,13 @@ struct ModelState {
   std::string name, path, sha;
   std::optional<Graph> graph;  // loaded when a step needs it
   std::string calib_key, stats_path;
-  std::optional<Stats> stats;  // calibration stats, loaded when a step needs them
+  std::optional<CalibrationStats> stats;  // calibration stats, loaded when a step needs them
   const Graph& model() {
     if (!graph) graph = load_onnx(path);
     return *graph;
   }
-  const Stats& all_stats() {
-    if (!stats) stats = load_stats(stats_path);
+  const CalibrationStats& all_stats() {
+    if (!stats) stats = CalibrationStats::load(stats_path);
     return *stats;
   }
 };
@@ -75,13 +75,13 @@ struct ArmState {
   std::string path, sha, id;  // id: the cut step's
   nlohmann::json cut;
   std::optional<Graph> graph;
-  std::optional<Stats> stats;
+  std::optional<CalibrationStats> stats;
   const Graph& g() {
     if (!graph) graph = load_onnx(path);
     return *graph;
   }
-  const Stats& arm_stats(ModelState& m) {
-    if (!stats) stats = stats_for_arm(m.all_stats(), g(), sha);
+  const CalibrationStats& arm_stats(ModelState& m) {
+    if (!stats) stats = stats_for_arm(m.all_stats(), Model::load(path));
     return *stats;
   }
 };
@@ -247,25 +247,26 @@ void StudyRunner::calibrate(ModelState& m) {
       cache_key({kCacheVersion, "calibrate", m.sha, calib_sha_, std::to_string(o_.calib_n),
                  std::to_string(o_.seed), std::to_string(o_.histogram_stride)});
   m.stats_path = cache_.path("calibrate", m.calib_key, ".cbor");
-  std::vector<CalibrationImage> images;
-  for (const std::string& p : calib_images_) images.push_back({p, ""});
-  step(m.name + " calibrate (" + std::to_string(images.size()) + " images)", "calibrate",
+  step(m.name + " calibrate (" + std::to_string(calib_images_.size()) + " images)", "calibrate",
        m.calib_key, ".cbor", {}, [&] {
-         check_finite_weights(m.model(), m.path);
-         const Graph cm = calibration_model(m.model());
-         const int threads = o_.threads > 0 ? o_.threads : omp_get_max_threads();
-         CalibrationRunOptions opt;
-         opt.workers = std::max(1, std::min<int>({threads, 8, static_cast<int>(images.size())}));
-         opt.calibrator.executor.threads = 1;
-         opt.calibrator.histogram_stride = o_.histogram_stride;
-         CalibrationRun run = calibrate_image_files(
-             cm, sha256_hex(serialize_onnx(cm)), images, opt, nullptr, [&](const std::string& why) {
-               reporter_.warning("study", "skipping unreadable image: " + why);
-             });
-         save_stats(run.stats, m.stats_path);
+         // Named by the model's path: messages (non-finite weights) name the file given.
+         const Model cm = Model::from_bytes(serialize_onnx(calibration_model(m.model())), m.path);
+         CalibrateOptions co;
+         co.n = o_.calib_n;
+         co.seed = o_.seed;
+         co.threads = o_.threads;
+         co.histogram_stride = o_.histogram_stride;
+         // The study's line per step stands for calibration's own steps; its warnings (an
+         // unreadable image) are the study's.
+         co.progress = [&](const ProgressEvent& e) {
+           if (e.kind == ProgressEvent::Kind::kWarning) reporter_.warning("study", e.message);
+           return true;
+         };
+         const Calibration run = edgeq::calibrate(cm, ImageSource::from_path(o_.images), co);
+         run.stats.save(m.stats_path);
          return nlohmann::json{{"images", run.used},
                                {"unreadable", run.unreadable},
-                               {"values", run.stats.values.size()},
+                               {"values", run.stats.values()},
                                {"seconds", run.seconds}};
        });
 }
@@ -326,14 +327,15 @@ void StudyRunner::run_scheme(ModelState& m, ArmState& a, const StudyScheme& s,
   const nlohmann::json doc =
       step(label + " doctor", "doctor", cache_key({kCacheVersion, "doctor", qkey, o_.target}), "",
            {qid, a.id, calib_id}, [&] { return doctor_step(qpath, a.arm_stats(m), o_.target); });
-  const ExecMode exec = s.base == "w8a8" ? ExecMode::kInt8 : ExecMode::kSimulate;
+  const std::string exec = s.base == "w8a8" ? "int8" : "simulate";
   const nlohmann::json bench =
       step(label + " latency", "bench",
-           cache_key({kCacheVersion, "bench+io", qkey,
-                      exec == ExecMode::kInt8 ? "int8" : "simulate", std::to_string(o_.bench_runs),
-                      std::to_string(o_.bench_warmup), std::to_string(o_.threads)}),
+           cache_key({kCacheVersion, "bench+io", kBenchVersion, qkey, exec,
+                      std::to_string(o_.bench_runs), std::to_string(o_.bench_warmup),
+                      std::to_string(o_.threads)}),
            "", {qid, a.id, calib_id}, [&] {
-             const Stats& stats = a.arm_stats(m);  // the outputs' ranges for quantized I/O
+             // The outputs' ranges for quantized I/O.
+             const CalibrationStats& stats = a.arm_stats(m);
              return bench_step(qpath, exec, o_.bench_runs, o_.bench_warmup, o_.threads, &stats);
            });
 
@@ -440,11 +442,11 @@ nlohmann::json StudyRunner::traverse(const std::vector<std::string>& model_paths
         ArmState a = cut(m, arm);
         const nlohmann::json fp32 = step(
             m.name + " arm " + arm_name(arm) + " FP32 latency", "bench",
-            cache_key({kCacheVersion, "bench", a.sha, "simulate", std::to_string(o_.bench_runs),
-                       std::to_string(o_.bench_warmup), std::to_string(o_.threads)}),
+            cache_key({kCacheVersion, "bench", kBenchVersion, a.sha, "simulate",
+                       std::to_string(o_.bench_runs), std::to_string(o_.bench_warmup),
+                       std::to_string(o_.threads)}),
             "", {a.id}, [&] {
-              return bench_step(a.path, ExecMode::kSimulate, o_.bench_runs, o_.bench_warmup,
-                                o_.threads);
+              return bench_step(a.path, "simulate", o_.bench_runs, o_.bench_warmup, o_.threads);
             });
         for (const StudyScheme& s : schemes_) {
           std::string why;

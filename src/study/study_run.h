@@ -11,7 +11,9 @@
 
 namespace edgeq {
 
-constexpr int kStudyDataVersion = 1;
+// 2: the latency entries are the public bench's JSON (edgeq/bench.h: weight_bytes,
+// input_bytes_per_frame, output_bytes_per_frame, ...).
+constexpr int kStudyDataVersion = 2;
 
 struct StudyRun {
   nlohmann::json data;                     // what data.json holds

@@ -1,20 +1,18 @@
 #include "study/study_steps.h"
 
-#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <memory>
 
-#include "analysis/doctor.h"
-#include "analysis/op_support.h"
-#include "api/api_impl.h"
-#include "api/inert_options.h"
 #include "core/error.h"
+#include "core/json_text.h"
+#include "edgeq/bench.h"
+#include "edgeq/compare.h"
+#include "edgeq/doctor.h"
+#include "edgeq/model.h"
 #include "edgeq/quantize.h"
-#include "eval/compare.h"
+#include "edgeq/quantize_io.h"
 #include "ir/onnx_io.h"
-#include "quant/decode_tail.h"
-#include "quant/qdq_import.h"
-#include "quant/quantize_io.h"
-#include "runtime/float_io.h"
-#include "runtime/latency.h"
 
 namespace edgeq {
 namespace {
@@ -27,9 +25,14 @@ nlohmann::json error_json(const DetectionError& m) {
           {"flipped", m.flipped}};
 }
 
-nlohmann::json boxes_json(const std::vector<Detection>& dets) {
+// The public report's detections ([{"box", "score", "class"}]) as the study keeps them:
+// [x1, y1, x2, y2, score] each.
+nlohmann::json boxes_json(const nlohmann::json& dets) {
   nlohmann::json a = nlohmann::json::array();
-  for (const Detection& d : dets) a.push_back({d.box[0], d.box[1], d.box[2], d.box[3], d.score});
+  for (const nlohmann::json& d : dets) {
+    const nlohmann::json& b = d.at("box");
+    a.push_back({b.at(0), b.at(1), b.at(2), b.at(3), d.at("score")});
+  }
   return a;
 }
 
@@ -49,10 +52,22 @@ int tap_layer(const std::string& name, bool* avg) {
   return -1;
 }
 
-nlohmann::json map_json(const TaskMetrics& t) {
-  nlohmann::json j = {{"box_map50", t.box.map50}, {"box_map50_95", t.box.map50_95}};
-  if (t.has_pose) j["pose_map50_95"] = t.pose.map50_95;
+// The public report's mAP of one model ({"box": {...}, "pose": {...}}) as the study keeps it.
+nlohmann::json map_json(const nlohmann::json& t) {
+  nlohmann::json j = {{"box_map50", t.at("box").at("map50")},
+                      {"box_map50_95", t.at("box").at("map50_95")}};
+  if (t.contains("pose")) j["pose_map50_95"] = t.at("pose").at("map50_95");
   return j;
+}
+
+nlohmann::json bench_json(const Model& model, const std::string& exec, int runs, int warmup,
+                          int threads) {
+  BenchOptions b;
+  b.exec = exec;
+  b.runs = runs;
+  b.warmup = warmup;
+  b.threads = threads;
+  return parse_json_text(bench(model, b).json);
 }
 
 }  // namespace
@@ -63,7 +78,7 @@ size_t initializer_bytes(const Graph& g) {
   return b;
 }
 
-nlohmann::json quantize_step(const std::string& arm_path, const Stats& arm_stats,
+nlohmann::json quantize_step(const std::string& arm_path, const CalibrationStats& arm_stats,
                              const StudyScheme& scheme, const StudyOptions& o,
                              const std::string& out_path) {
   QuantizeOptions q;
@@ -81,16 +96,15 @@ nlohmann::json quantize_step(const std::string& arm_path, const Stats& arm_stats
                 "the study's weight repair reads the calibration images and its search the "
                 "validation images; with weight_repair, leave val unset");
     q.images = std::make_shared<ImageSource>(ImageSource::from_path(o.images));
-    // The calibration sample, where the scheme runs a repair step (GPTQ under w8a16).
-    const std::vector<InertOption> inert = inert_quantize_options(q);
-    if (std::none_of(inert.begin(), inert.end(),
-                     [](const InertOption& i) { return i.name == "repair_n"; })) {
+    // The calibration sample, where the scheme runs a repair step: GPTQ, w8a16's default (no
+    // cle, no bias correction here), as inert_study_options says.
+    if (scheme.base == "w8a16") {
       q.repair.n = o.calib_n;
       q.repair.seed = o.seed;
     }
   }
   q.progress = o.progress;  // the search's and weight repair's own events
-  const QuantizedModel m = quantize(Model::load(arm_path), make_stats(arm_stats, arm_path), q);
+  const QuantizedModel m = quantize(Model::load(arm_path), arm_stats, q);
   m.save(out_path);
   nlohmann::json j;
   const AutoSearchReport& r = m.search();
@@ -114,79 +128,75 @@ nlohmann::json quantize_step(const std::string& arm_path, const Stats& arm_stats
 nlohmann::json compare_step(const std::string& fp32_path, const std::string& q_path,
                             const std::string& test, const std::string& labels, int test_n,
                             int keep_detections, int threads) {
-  CompareRunOptions co;
-  co.ref_model = fp32_path;
-  co.test_model = q_path;
-  co.images = test;
+  CompareOptions co;
   co.labels = labels;
-  co.max_images = test_n;
+  co.n = static_cast<size_t>(test_n);
   co.threads = threads;
-  co.keep_detections = keep_detections;
-  const CompareResult rep = run_compare(co, nullptr);
+  co.keep_detections = static_cast<size_t>(keep_detections);
+  const nlohmann::json rep =
+      parse_json_text(compare(Model::load(fp32_path), Model::load(q_path), test, co).json);
   nlohmann::json j;
-  j["images"] = rep.images;
+  j["images"] = rep.at("images");
   j["outputs"] = nlohmann::json::array();
   std::map<int, nlohmann::json> taps;
-  for (const OutputError& e : rep.outputs) {
-    j["outputs"].push_back({{"name", e.name},
-                            {"shape", e.shape},
-                            {"rel_l2", e.error.rel_l2},
-                            {"cosine", e.error.cosine},
-                            {"max_abs", e.error.max_abs}});
+  for (const nlohmann::json& e : rep.at("tensors")) {
+    j["outputs"].push_back({{"name", e.at("name")},
+                            {"shape", e.at("shape")},
+                            {"rel_l2", e.at("rel_l2")},
+                            {"cosine", e.at("cosine")},
+                            {"max_abs", e.at("max_abs")}});
     bool avg = false;
-    const int layer = tap_layer(e.name, &avg);
+    const int layer = tap_layer(e.at("name").get<std::string>(), &avg);
     if (layer < 0) continue;
     nlohmann::json& t = taps[layer];
     t["layer"] = layer;
-    t[avg ? "avg" : "max"] = {{"rel_l2", e.error.rel_l2}, {"cosine", e.error.cosine}};
+    t[avg ? "avg" : "max"] = {{"rel_l2", e.at("rel_l2")}, {"cosine", e.at("cosine")}};
   }
   if (!taps.empty()) {
     j["taps"] = nlohmann::json::array();
     for (auto& [layer, t] : taps) j["taps"].push_back(t);
   }
-  if (rep.has_detections) {
-    const DetectionDiff& d = rep.detections;
-    j["detections"] = {
-        {"fp32", d.ref_count},
-        {"quantized", d.test_count},
-        {"matched", d.matched},
-        {"match_rate", d.match_rate ? nlohmann::json(*d.match_rate) : nlohmann::json()},
-        {"extra", d.extra},
-        {"missing", d.missing},
-        {"box_px_mean", d.box_px.mean},
-        {"box_px_p95", d.box_px.p95},
-        {"kpt_px_mean", d.kpt_px.mean},
-        {"score_abs_mean", d.score_abs.mean}};
-    if (!rep.pose) j["detections"].erase("kpt_px_mean");
-    if (rep.has_labels)
-      j["map"] = {{"labels", rep.labels_from},
-                  {"fp32", map_json(rep.ref_metrics)},
-                  {"quantized", map_json(rep.test_metrics)}};
+  const nlohmann::json& d = rep.at("detections");
+  if (!d.is_null()) {
+    j["detections"] = {{"fp32", d.at("ref")},
+                       {"quantized", d.at("test")},
+                       {"matched", d.at("matched")},
+                       {"match_rate", d.at("match_rate")},
+                       {"extra", d.at("extra")},
+                       {"missing", d.at("missing")},
+                       {"box_px_mean", d.at("box_px").at("mean")},
+                       {"box_px_p95", d.at("box_px").at("p95")},
+                       {"score_abs_mean", d.at("score_shift").at("mean")}};
+    if (d.contains("keypoint_px")) j["detections"]["kpt_px_mean"] = d.at("keypoint_px").at("mean");
+    const nlohmann::json& l = rep.at("labels");
+    if (!l.is_null())
+      j["map"] = {{"labels", l.at("from")},
+                  {"fp32", map_json(l.at("ref"))},
+                  {"quantized", map_json(l.at("test"))}};
     j["per_image"] = nlohmann::json::array();
-    for (const ImageDetections& im : rep.per_image) {
-      nlohmann::json matches = nlohmann::json::array();
-      for (const auto& [r, t] : match_detections(im.ref, im.test)) matches.push_back({r, t});
-      j["per_image"].push_back({{"path", im.path},
-                                {"width", im.width},
-                                {"height", im.height},
-                                {"fp32", boxes_json(im.ref)},
-                                {"quantized", boxes_json(im.test)},
-                                {"matches", matches}});
-    }
+    for (const nlohmann::json& im : rep.value("per_image", nlohmann::json::array()))
+      j["per_image"].push_back({{"path", im.at("path")},
+                                {"width", im.at("width")},
+                                {"height", im.at("height")},
+                                {"fp32", boxes_json(im.at("ref"))},
+                                {"quantized", boxes_json(im.at("test"))},
+                                {"matches", im.at("matches")}});
   }
   return j;
 }
 
-nlohmann::json doctor_step(const std::string& q_path, const Stats& arm_stats,
+nlohmann::json doctor_step(const std::string& q_path, const CalibrationStats& arm_stats,
                            const std::string& target, size_t top) {
-  const Graph q = load_onnx(q_path);
-  const DoctorResult rep = run_doctor(q, nullptr, &arm_stats, load_target(target));
+  DoctorOptions d;
+  d.target = target;
+  d.stats = std::make_shared<const CalibrationStats>(arm_stats);
+  const DoctorReport rep = doctor(Model::load(q_path), d);
   nlohmann::json counts = {{"error", 0}, {"warning", 0}, {"info", 0}};
   nlohmann::json first = nlohmann::json::array();
-  for (const Finding& f : rep.findings) {
-    counts[severity_name(f.severity)] = counts[severity_name(f.severity)].get<int>() + 1;
+  for (const DoctorFinding& f : rep.findings) {
+    counts[f.severity] = counts[f.severity].get<int>() + 1;
     if (first.size() < top)
-      first.push_back({{"severity", severity_name(f.severity)},
+      first.push_back({{"severity", f.severity},
                        {"kind", f.kind},
                        {"value", f.value.empty() ? f.node : f.value},
                        {"message", f.message}});
@@ -194,42 +204,17 @@ nlohmann::json doctor_step(const std::string& q_path, const Stats& arm_stats,
   return {{"findings", counts}, {"top", first}};
 }
 
-namespace {
-
-nlohmann::json bench_graph(Graph g, ExecMode exec, int runs, int warmup, int threads) {
-  const auto inputs = random_inputs(g);
-  ExecutorOptions eo;
-  eo.threads = threads;
-  eo.exec = exec;
-  Executor ex(g, eo);
-  const LatencyResult r = measure_latency(ex, inputs, runs, warmup);
-  const IoBytes io = io_bytes(g, [&](const std::string& v) { return ex.desc(v).shape; });
-  return {{"exec", exec == ExecMode::kInt8 ? "int8" : "simulate"},
-          {"threads", ex.threads()},
-          {"runs", runs},
-          {"warmup", warmup},
-          {"median_ms", r.median_ms},
-          {"min_ms", r.min_ms},
-          {"p95_ms", r.p95_ms},
-          {"plan_ms", r.prepare_ms},
-          {"arena_bytes", ex.arena_bytes()},
-          {"executor_weight_bytes", ex.weight_bytes()},
-          {"input_bytes", io.in},
-          {"output_bytes", io.out}};
-}
-
-}  // namespace
-
-nlohmann::json bench_step(const std::string& path, ExecMode exec, int runs, int warmup, int threads,
-                          const Stats* io_stats) {
-  const Graph g = load_onnx(path);
-  nlohmann::json j = bench_graph(g, exec, runs, warmup, threads);
+nlohmann::json bench_step(const std::string& path, const std::string& exec, int runs, int warmup,
+                          int threads, const CalibrationStats* io_stats) {
+  const Model model = Model::load(path);
+  // The cache entry's name, not its path: the cache may be shared or moved.
+  const std::string name = std::filesystem::path(path).filename().string();
+  nlohmann::json j = bench_json(model, exec, runs, warmup, threads);
+  j["model"] = name;
   if (io_stats) {
-    QdqModel io;
-    io.graph = g;
-    io.encodings = encodings_from_qdq(g);
-    quantize_io(io, QuantizeIo::kBoth, *io_stats);
-    j["quantized_io"] = bench_graph(std::move(io.graph), exec, runs, warmup, threads);
+    j["quantized_io"] =
+        bench_json(quantize_model_io(model, *io_stats, "both"), exec, runs, warmup, threads);
+    j["quantized_io"]["model"] = name;
   }
   return j;
 }

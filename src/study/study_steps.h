@@ -1,16 +1,13 @@
-// The steps of one study run (model, arm, scheme), each a library call whose result is JSON for
-// the study's cache and data.json: quantize (with the mixed-precision search for w8a8-autoP),
-// compare against the arm's own FP32, doctor (findings counted by severity) and latency.
+// The steps of one study run (model, arm, scheme), each a public call (include/edgeq) whose
+// result is JSON for the study's cache and data.json: quantize (with the mixed-precision search
+// for w8a8-autoP), compare against the arm's own FP32, doctor (findings counted by severity) and
+// latency (the public bench's JSON).
 #pragma once
 #include <nlohmann/json.hpp>
-#include <ostream>
 #include <string>
-#include <vector>
 
-#include "core/tensor.h"
+#include "edgeq/calibrate.h"
 #include "ir/graph.h"
-#include "quant/stats.h"
-#include "runtime/executor.h"
 #include "study/study_options.h"
 
 namespace edgeq {
@@ -24,26 +21,27 @@ size_t initializer_bytes(const Graph& g);
 // on the validation images; with o.weight_repair, weight repair on the calibration images (GPTQ
 // under W8A16). Writes `out_path`; returns the encoding counts, weight bytes and the search's
 // summary.
-nlohmann::json quantize_step(const std::string& arm_path, const Stats& arm_stats,
+nlohmann::json quantize_step(const std::string& arm_path, const CalibrationStats& arm_stats,
                              const StudyScheme& scheme, const StudyOptions& o,
                              const std::string& out_path);
 
-// compare's report as the study keeps it: per output rel_l2 / cosine / max_abs, per tap layer
-// (taps named tap_avgN / tap_maxN), detection consistency and mAP when the arm has a YOLO head,
-// and the detections of the first `keep_detections` images.
+// compare's report (edgeq::compare) as the study keeps it: per output rel_l2 / cosine / max_abs,
+// per tap layer (taps named tap_avgN / tap_maxN), detection consistency and mAP when the arm has
+// a YOLO head, and the detections of the first `keep_detections` images.
 nlohmann::json compare_step(const std::string& fp32_path, const std::string& q_path,
                             const std::string& test, const std::string& labels, int test_n,
                             int keep_detections, int threads);
 
-// doctor on the quantized arm with the arm's statistics: counts by severity and the most severe
-// findings (at most `top`).
-nlohmann::json doctor_step(const std::string& q_path, const Stats& arm_stats,
+// doctor (edgeq::doctor) on the quantized arm with the arm's statistics: counts by severity and
+// the most severe findings (at most `top`).
+nlohmann::json doctor_step(const std::string& q_path, const CalibrationStats& arm_stats,
                            const std::string& target, size_t top = 5);
 
-// Latency of the model on edgeq's executor (random inputs; runs after warm-up), its memory and
-// the bytes its inputs and outputs carry per frame. With `io_stats` (a QDQ model and its arm's
-// statistics), also "quantized_io": the same for its quantized-I/O variant (quantize_io both).
-nlohmann::json bench_step(const std::string& path, ExecMode exec, int runs, int warmup, int threads,
-                          const Stats* io_stats = nullptr);
+// The public bench's JSON (edgeq::bench, BenchReport::json) for the model file on edgeq's
+// executor ("simulate" | "int8"), "model" being the file's name. With `io_stats` (a QDQ model and
+// its arm's statistics), also "quantized_io": the same for its quantized-I/O variant
+// (edgeq::quantize_model_io, both ends).
+nlohmann::json bench_step(const std::string& path, const std::string& exec, int runs, int warmup,
+                          int threads, const CalibrationStats* io_stats = nullptr);
 
 }  // namespace edgeq

@@ -49,7 +49,7 @@ def study_inputs(zoo_detect_path, scenes, tmp_path_factory):
 def without_timing(j):
     if isinstance(j, dict):
         return {k: without_timing(v) for k, v in j.items()
-                if k not in ("timing", "seconds", "peak_rss_bytes", "out")
+                if k not in ("timing", "seconds", "peak_rss_bytes", "throughput_ms_per_run", "out")
                 and not k.endswith("_ms")}
     if isinstance(j, list):
         return [without_timing(v) for v in j]

@@ -1,4 +1,5 @@
-#include "api/api_impl.h"
+#include "core/progress_reporter.h"
+
 #include "core/interrupt.h"
 
 namespace edgeq {

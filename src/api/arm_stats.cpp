@@ -1,0 +1,13 @@
+#include "edgeq/arm_stats.h"
+
+#include "api/api_impl.h"
+#include "quant/arm_stats.h"
+
+namespace edgeq {
+
+CalibrationStats stats_for_arm(const CalibrationStats& stats, const Model& arm) {
+  return make_stats(stats_for_arm(stats.impl().stats, arm.impl().graph, arm.sha256()),
+                    stats.impl().source);
+}
+
+}  // namespace edgeq

@@ -1,0 +1,19 @@
+#include "edgeq/quantize_io.h"
+
+#include "api/api_impl.h"
+#include "ir/onnx_io.h"
+#include "quant/qdq_import.h"
+#include "quant/quantize_io.h"
+
+namespace edgeq {
+
+Model quantize_model_io(const Model& qdq, const CalibrationStats& stats, const std::string& io) {
+  const QuantizeIo which = parse_quantize_io(io);
+  QdqModel q;
+  q.graph = qdq.impl().graph;
+  q.encodings = encodings_from_qdq(q.graph);
+  quantize_io(q, which, stats.impl().stats);
+  return Model::from_bytes(serialize_onnx(q.graph), qdq.name());
+}
+
+}  // namespace edgeq
