@@ -7,8 +7,8 @@
 #include <memory>
 #include <optional>
 
-#include "edgeq/interrupt.h"
 #include "edgeq/edgeq.h"
+#include "edgeq/interrupt.h"
 
 namespace edgeq::python {
 namespace py = pybind11;

@@ -1,5 +1,6 @@
+#include "edgeq/cli.h"
+
 #include "bindings.h"
-#include "cli/commands.h"
 
 namespace edgeq::python {
 
