@@ -2,11 +2,11 @@
 // names, deterministic weights) for trying edgeq without a trained model.
 #include <iostream>
 
-#include "cli/commands.h"
-#include "cli/number_options.h"
-#include "core/io_guard.h"
-#include "core/printable.h"
+#include "commands.h"
+#include "edgeq/files.h"
 #include "edgeq/model_tools.h"
+#include "edgeq/text.h"
+#include "number_options.h"
 
 namespace edgeq::cli {
 namespace {
