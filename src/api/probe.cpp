@@ -49,8 +49,10 @@ ProbeSetup prepare_probe(const std::string& model, const std::string& quantized,
 ProbeResult probe(const ProbeSetup& s, const ProbeOptions& opt, int threads,
                   const ProgressCallback& progress) {
   const Eigen::MatrixXd f = features(s.model, s.images, threads, progress);
-  EDGEQ_CHECK(f.cols() <= kMaxFeatures, "probe: '", s.model, "' gives ", f.cols(),
-              " features per image; probe pooled taps (edgeq cut --arm A)");  // dynamic shapes
+  EDGEQ_CHECK(
+      f.cols() <= kMaxFeatures, "probe: '", s.model, "' gives ", f.cols(),
+      " features per image; probe pooled taps (an arm cut with taps, e.g. arm A)");  // dynamic
+                                                                                     // shapes
   Eigen::MatrixXd q;
   if (!s.quantized.empty()) q = features(s.quantized, s.images, threads, progress);
   return run_probe(f, s.quantized.empty() ? nullptr : &q, s.labels, opt);
