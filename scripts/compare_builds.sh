@@ -68,7 +68,8 @@ def strip(j):
                 if k not in ("timing", "seconds", "peak_rss_bytes", "throughput_ms_per_run", "fps",
                              "stages", "frames_per_s", "wall_s", "end_to_end",
                              "queue_high_water")
-                and not k.endswith("_ms")}
+                and not k.endswith("_ms")
+                and not (k == "reason" and "mode" in j)}  # the pipeline choice's measured times
     if isinstance(j, list):
         return [strip(v) for v in j]
     return j
