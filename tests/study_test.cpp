@@ -148,11 +148,18 @@ TEST(StudyCli, EveryModelArmAndSchemeHasARun) {
     }
 }
 
-// One benchmark: each latency entry of data.json (FP32, quantized, quantized I/O) is the public
-// bench's JSON (edgeq::bench, what `edgeq bench --json` writes), key for key.
-TEST(StudyCli, LatencyEntriesHaveThePublicBenchKeys) {
+// data.json validates against data/study.schema.json; and one benchmark: each latency entry (FP32,
+// quantized, quantized I/O) is the public bench's JSON (edgeq::bench, what `edgeq bench --json`
+// writes), key for key.
+TEST(StudyCli, DataValidatesAgainstTheSchema) {
   StudyFixture& fx = fixture();
   REQUIRE_STUDY(fx);
+  const nlohmann::json schema = load_json(test::source_dir() + "/data/study.schema.json");
+  for (const nlohmann::json* d : {&fx.first, &fx.third}) {
+    const auto errors = test::validate_json_schema(schema, *d);
+    EXPECT_TRUE(errors.empty()) << errors.size() << " errors, first: " << errors[0];
+  }
+  // (a study per test process is costly, so the bench keys share the schema test's run)
   BenchOptions b;
   b.runs = 1, b.warmup = 0;
   const nlohmann::json pub =
@@ -168,16 +175,6 @@ TEST(StudyCli, LatencyEntriesHaveThePublicBenchKeys) {
       for (const auto& [k, v] : r["latency"][which].items()) got.insert(k);
       EXPECT_EQ(got, want) << r["model"] << " " << r["arm"] << " " << r["scheme"] << " " << which;
     }
-}
-
-TEST(StudyCli, DataValidatesAgainstTheSchema) {
-  StudyFixture& fx = fixture();
-  REQUIRE_STUDY(fx);
-  const nlohmann::json schema = load_json(test::source_dir() + "/data/study.schema.json");
-  for (const nlohmann::json* d : {&fx.first, &fx.third}) {
-    const auto errors = test::validate_json_schema(schema, *d);
-    EXPECT_TRUE(errors.empty()) << errors.size() << " errors, first: " << errors[0];
-  }
 }
 
 TEST(StudyCli, SchemaValidatorCatchesViolations) {
