@@ -6,7 +6,6 @@
 #include "edgeq/data.h"
 #include "edgeq/error.h"
 #include "edgeq/files.h"
-#include "edgeq/files.h"  // image_input, expand_image_paths
 #include "edgeq/interrupt.h"
 #include "edgeq/text.h"
 #include "number_options.h"

@@ -7,7 +7,6 @@
 
 #include "commands.h"
 #include "edgeq/files.h"
-#include "edgeq/files.h"  // image_input
 #include "edgeq/interrupt.h"
 #include "edgeq/json.h"
 #include "ledger_options.h"

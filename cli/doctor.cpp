@@ -9,7 +9,6 @@
 #include "commands.h"
 #include "edgeq/error.h"
 #include "edgeq/files.h"
-#include "edgeq/files.h"  // image_input
 #include "edgeq/inert_options.h"
 #include "edgeq/mixed_set.h"
 #include "edgeq/text.h"

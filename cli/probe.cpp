@@ -9,7 +9,6 @@
 #include "commands.h"
 #include "edgeq/error.h"
 #include "edgeq/files.h"
-#include "edgeq/files.h"  // image_input
 #include "edgeq/interrupt.h"
 #include "edgeq/progress_bar.h"
 #include "edgeq/text.h"

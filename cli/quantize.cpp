@@ -4,9 +4,9 @@
 
 #include "commands.h"
 #include "edgeq/files.h"
-#include "edgeq/files.h"  // image_input
 #include "edgeq/inert_options.h"
 #include "edgeq/mixed_set.h"
+#include "edgeq/report_json.h"
 #include "edgeq/text.h"
 #include "ledger_options.h"
 #include "model_input.h"
@@ -65,7 +65,7 @@ void run_quantize(QuantizeArgs& a, const CLI::App& cmd) {
   q.save(a.out);
   if (!a.encodings.empty()) q.save_encodings(a.encodings, a.encodings_format);
   print_quantize_summary(q, o, a.out, a.encodings, a.encodings_format);
-  ledger.record("quantize", quantize_report(q, o), a.model, a.out);
+  ledger.record("quantize", quantize_summary_json(q), a.model, a.out);
 }
 
 }  // namespace

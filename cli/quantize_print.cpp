@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <iostream>
 
-#include "edgeq/report_json.h"
 #include "edgeq/text.h"
 
 namespace edgeq::cli {
@@ -45,10 +44,6 @@ void print_quantize_summary(const QuantizedModel& q, const QuantizeOptions& o,
   if (!encodings.empty())
     std::printf("wrote %s (encodings %s)\n", printable(encodings).c_str(),
                 encodings_format.c_str());
-}
-
-std::string quantize_report(const QuantizedModel& q, const QuantizeOptions& /*o*/) {
-  return quantize_summary_json(q);
 }
 
 }  // namespace edgeq::cli

@@ -13,7 +13,5 @@ void add_saturation_options(CLI::App* cmd, QuantizeOptions& o);
 void print_quantize_summary(const QuantizedModel& q, const QuantizeOptions& o,
                             const std::string& out, const std::string& encodings,
                             const std::string& encodings_format);
-// The ledger's report of the run: edgeq::quantize_summary_json (the options are q's own).
-std::string quantize_report(const QuantizedModel& q, const QuantizeOptions& o);
 
 }  // namespace edgeq::cli

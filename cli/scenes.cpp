@@ -5,7 +5,7 @@
 #include "commands.h"
 #include "edgeq/data.h"
 #include "edgeq/error.h"
-#include "edgeq/files.h"  // image_input
+#include "edgeq/files.h"
 #include "edgeq/text.h"
 #include "number_options.h"
 
