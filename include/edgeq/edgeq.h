@@ -12,6 +12,7 @@
 #include "edgeq/bench.h"
 #include "edgeq/calibrate.h"
 #include "edgeq/calibrate_shard.h"
+#include "edgeq/choices.h"
 #include "edgeq/compare.h"
 #include "edgeq/data.h"
 #include "edgeq/detect.h"

@@ -1,6 +1,7 @@
 // Finding: one thing `doctor` reports about a model (a truncated encoding, a Concat whose inputs
 // differ in span, an op that would run on the CPU, ...), with the numbers behind it.
 #pragma once
+#include "edgeq/choices.h"
 #include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -8,7 +9,7 @@
 
 namespace edgeq {
 
-enum class Severity { kInfo = 0, kWarning = 1, kError = 2 };
+// edgeq::Severity (info < warning < error): edgeq/choices.h
 
 struct Finding {
   Severity severity = Severity::kInfo;

@@ -9,6 +9,7 @@
 //   Arm C: the full model, outputs = the model's outputs, plus taps when asked for.
 // A tap of layer N is GlobalAveragePool and GlobalMaxPool of layer N's output ([1,C,1,1]).
 #pragma once
+#include "edgeq/choices.h"
 #include <string>
 #include <vector>
 
@@ -16,7 +17,7 @@
 
 namespace edgeq {
 
-enum class Arm { kA, kB, kC };
+// edgeq::Arm: edgeq/choices.h
 
 // "A" / "B" / "C" (any case); throws naming the value otherwise.
 Arm parse_arm(const std::string& s);

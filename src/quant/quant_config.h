@@ -1,6 +1,7 @@
 // QuantConfig: every choice `edgeq quantize` makes, as data (scheme, range scheme, placement,
 // 16-bit names, exclusions, per-tensor overrides). Overrides are applied last.
 #pragma once
+#include "edgeq/choices.h"
 #include <map>
 #include <optional>
 #include <set>
@@ -19,7 +20,7 @@ namespace edgeq {
 //         OpenVINO / NNCF do for CPUs: a Conv's output, SiLU, Sigmoid, elementwise ops, Concat
 //         and the decode stay in higher precision, and each value is rounded once, where the
 //         next compute op reads it.
-enum class Placement { kOrt, kQnn, kCpu };
+// (edgeq::Placement: edgeq/choices.h)
 // "ort" | "qnn" | "cpu".
 const char* placement_name(Placement p);
 
@@ -27,7 +28,7 @@ const char* placement_name(Placement p);
 // com.microsoft domain before that. kAuto does what ORT's quantizer does: the ONNX domain when
 // the model's opset is >= 21, else com.microsoft for the 16-bit Q/DQ nodes. kOpset21 raises the
 // model to opset 21 (upgrading Split and Reduce* nodes whose form changed at opset 18).
-enum class Qdq16 { kAuto, kContrib, kOpset21 };
+// (edgeq::Qdq16: edgeq/choices.h)
 
 // One tensor's override (JSON: {"bitwidth": 16, "min": -0.6, "max": 80.6, "symmetric": false},
 // any subset, or the string "float" to leave the tensor unquantized).

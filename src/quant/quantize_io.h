@@ -11,6 +11,7 @@
 //        step with the pixel coordinates: the doctor reports it).
 // The encodings of both ends go to EncodingSet::io (the encodings JSON's "io_encodings").
 #pragma once
+#include "edgeq/choices.h"
 #include <string>
 
 #include "quant/qdq_export.h"
@@ -18,7 +19,7 @@
 
 namespace edgeq {
 
-enum class QuantizeIo { kNone, kIn, kOut, kBoth };
+// edgeq::QuantizeIo: edgeq/choices.h
 
 // "none" | "in" | "out" | "both"; throws listing the choices.
 QuantizeIo parse_quantize_io(const std::string& s);
