@@ -13,6 +13,11 @@
 
 namespace edgeq {
 
+namespace detail {
+struct ApiAccess;
+struct CalibrationStatsImpl;
+}  // namespace detail
+
 class CalibrationStats {
  public:
   // A stats file written by save() or `edgeq calibrate` (CBOR, or JSON for a .json name).
@@ -27,11 +32,10 @@ class CalibrationStats {
   size_t images() const;                     // images the statistics saw
   size_t values() const;                     // values with statistics
 
-  struct Impl;
-  const Impl& impl() const { return *impl_; }
-  explicit CalibrationStats(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
-
  private:
+  friend struct detail::ApiAccess;  // the library's own code reaches the handle's state
+  using Impl = detail::CalibrationStatsImpl;
+  explicit CalibrationStats(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<const Impl> impl_;
 };
 

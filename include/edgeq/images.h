@@ -17,6 +17,11 @@ struct ImageFrame {
   std::string name;          // what messages and reports call it ("" gives "frame <i>")
 };
 
+namespace detail {
+struct ApiAccess;
+struct ImageSourceImpl;
+}  // namespace detail
+
 class ImageSource {
  public:
   // A folder, one image, or a text list (relative paths are read from the list's folder; '#'
@@ -31,10 +36,9 @@ class ImageSource {
   std::string name(size_t index) const;  // the file path or the frame's name
   const std::string& spec() const;       // the path given, or "<frames>"
 
-  struct Impl;
-  const Impl& impl() const { return *impl_; }
-
  private:
+  friend struct detail::ApiAccess;  // the library's own code reaches the handle's state
+  using Impl = detail::ImageSourceImpl;
   explicit ImageSource(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<const Impl> impl_;
 };

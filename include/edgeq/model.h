@@ -14,6 +14,11 @@ struct ValueDescription {
   std::vector<int64_t> shape;  // -1 for a dimension without a fixed size
 };
 
+namespace detail {
+struct ApiAccess;
+struct ModelImpl;
+}  // namespace detail
+
 class Model {
  public:
   // Reads and parses an ONNX file; throws edgeq::Error naming the path (missing, not a regular
@@ -30,10 +35,9 @@ class Model {
   // Layers, parameters, FLOPs per module and bytes per frame, as `edgeq inspect` prints them.
   std::string summary() const;
 
-  struct Impl;
-  const Impl& impl() const { return *impl_; }
-
  private:
+  friend struct detail::ApiAccess;  // the library's own code reaches the handle's state
+  using Impl = detail::ModelImpl;
   explicit Model(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<const Impl> impl_;  // immutable: copies share it
 };

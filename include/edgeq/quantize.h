@@ -117,6 +117,11 @@ struct AutoSearchReport {
   std::string log_json;  // every evaluation, as JSON (format "edgeq-auto-log")
 };
 
+namespace detail {
+struct ApiAccess;
+struct QuantizedModelImpl;
+}  // namespace detail
+
 class QuantizedModel {
  public:
   // Atomic writes. Encodings in AIMET / QNN form, version "1.0.0" or "0.6.1".
@@ -131,11 +136,10 @@ class QuantizedModel {
   // Each a line for the user: e.g. pixel-space decode values left at 8 bit.
   const std::vector<std::string>& warnings() const;
 
-  struct Impl;
-  const Impl& impl() const { return *impl_; }
-  explicit QuantizedModel(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
-
  private:
+  friend struct detail::ApiAccess;  // the library's own code reaches the handle's state
+  using Impl = detail::QuantizedModelImpl;
+  explicit QuantizedModel(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<const Impl> impl_;
 };
 

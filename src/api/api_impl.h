@@ -19,12 +19,26 @@
 
 namespace edgeq {
 
-struct Model::Impl {
+namespace detail {
+
+// The one way in to a handle's state (each public handle befriends it).
+struct ApiAccess {
+  template <class Handle>
+  static const auto& impl(const Handle& h) {
+    return *h.impl_;
+  }
+  template <class Handle, class State>
+  static Handle make(std::shared_ptr<State> state) {
+    return Handle(std::move(state));
+  }
+};
+
+struct ModelImpl {
   std::string name, bytes, sha256;
   Graph graph;
 };
 
-struct ImageSource::Impl {
+struct ImageSourceImpl {
   std::string spec;
   // Files: `path` and sub-folder `group`. Frames: `path` is the frame's index, group "".
   std::vector<CalibrationImage> entries;
@@ -40,12 +54,12 @@ struct ImageSource::Impl {
   std::string name_of(const CalibrationImage& entry) const;
 };
 
-struct CalibrationStats::Impl {
+struct CalibrationStatsImpl {
   Stats stats;
   std::string source;  // the file it came from, or "calibration"
 };
 
-struct QuantizedModel::Impl {
+struct QuantizedModelImpl {
   QdqModel q;
   QuantizeSummary summary;
   RepairReport repair;
@@ -54,6 +68,14 @@ struct QuantizedModel::Impl {
   // The options as given, for the summary's JSON (quantize_summary_json).
   std::string scheme, placement, quantize_io;
 };
+
+}  // namespace detail
+
+// The state behind a public handle (model, images, statistics, quantized model).
+template <class Handle>
+const auto& impl_of(const Handle& h) {
+  return detail::ApiAccess::impl(h);
+}
 
 CalibrationStats make_stats(Stats stats, std::string source);
 

@@ -6,8 +6,8 @@
 namespace edgeq {
 
 CalibrationStats stats_for_arm(const CalibrationStats& stats, const Model& arm) {
-  return make_stats(stats_for_arm(stats.impl().stats, arm.impl().graph, arm.sha256()),
-                    stats.impl().source);
+  return make_stats(stats_for_arm(impl_of(stats).stats, impl_of(arm).graph, arm.sha256()),
+                    impl_of(stats).source);
 }
 
 }  // namespace edgeq

@@ -45,7 +45,7 @@ DetectionError detection_error(const DetectionLoss& m) {
 // search compares every candidate on the same images).
 std::vector<Tensor> validation_inputs(const Graph& g, const ImageSource& source, size_t n) {
   const int h = yolo_input_height(g), w = yolo_input_width(g);
-  const ImageSource::Impl& src = source.impl();
+  const detail::ImageSourceImpl& src = impl_of(source);
   std::vector<Tensor> out;
   for (const CalibrationImage& im : src.sample(n, 0))
     out.push_back(preprocess_image(src.read(im), h, w, nullptr));

@@ -126,7 +126,7 @@ BenchReport bench(const Model& model, const BenchOptions& o) {
   check_option("runs", o.runs, ranges::kRuns);
   check_option("warmup", o.warmup, ranges::kWarmup);
   check_option("workers", o.workers, ranges::workers());
-  const Graph& g = model.impl().graph;
+  const Graph& g = impl_of(model).graph;
   ExecutorOptions opt = executor_options(o.exec, o.emulate, o.threads);
   const std::map<std::string, Tensor> inputs = random_inputs(g);
   if (o.workers > 1) return bench_workers(model, g, inputs, opt, o);

@@ -36,10 +36,10 @@ void check_options(const CalibrateOptions& o) {
 }  // namespace
 
 CalibrationStats make_stats(Stats stats, std::string source) {
-  auto impl = std::make_shared<CalibrationStats::Impl>();
+  auto impl = std::make_shared<detail::CalibrationStatsImpl>();
   impl->stats = std::move(stats);
   impl->source = std::move(source);
-  return CalibrationStats(std::move(impl));
+  return detail::ApiAccess::make<CalibrationStats>(std::move(impl));
 }
 
 CalibrationStats CalibrationStats::load(const std::string& path) {
@@ -49,16 +49,16 @@ CalibrationStats CalibrationStats::load(const std::string& path) {
 CalibrationStats CalibrationStats::merge(const std::vector<CalibrationStats>& shards) {
   EDGEQ_CHECK(!shards.empty(), "merging statistics needs at least one");
   auto name = [&](size_t i) {
-    return "stats " + std::to_string(i + 1) + " (" + shards[i].impl().source + ")";
+    return "stats " + std::to_string(i + 1) + " (" + impl_of(shards[i]).source + ")";
   };
   for (size_t i = 0; i < shards.size(); ++i)
-    EDGEQ_CHECK(shards[i].impl().stats.sample, "cannot merge ", name(i),
+    EDGEQ_CHECK(impl_of(shards[i]).stats.sample, "cannot merge ", name(i),
                 ": it records no sample (seed, n, shard, images), so images counted twice would "
                 "go unnoticed; it was written by an edgeq before stats version 3: calibrate again");
-  Stats out = shards[0].impl().stats;
+  Stats out = impl_of(shards[0]).stats;
   for (size_t i = 1; i < shards.size(); ++i) {
     try {
-      merge_into(out, shards[i].impl().stats);
+      merge_into(out, impl_of(shards[i]).stats);
     } catch (const Error& e) {
       fail(name(i), " into ", i > 1 ? "stats 1.." + std::to_string(i) : name(0), ": ", e.what());
     }
@@ -84,12 +84,12 @@ size_t CalibrationStats::values() const {
 
 Calibration calibrate(const Model& model, const ImageSource& images, const CalibrateOptions& o) {
   check_options(o);
-  const Graph& g = model.impl().graph;
+  const Graph& g = impl_of(model).graph;
   const ValueInfo& input = yolo_image_input(g);  // before any image is read
   check_finite_weights(g, model.name());
   const int h = yolo_input_height(g), w = yolo_input_width(g);
 
-  const ImageSource::Impl& src = images.impl();
+  const detail::ImageSourceImpl& src = impl_of(images);
   std::vector<CalibrationImage> sample = src.sample(o.n, o.seed);
   std::vector<CalibrationImage> mine = shard_images(sample, {o.shard_index, o.shard_count});
   ProgressReporter progress(o.progress);
@@ -119,7 +119,7 @@ Calibration calibrate(const Model& model, const ImageSource& images, const Calib
       [&](size_t i) {
         const cv::Mat bgr = src.read(mine[i]);
         Tensor x = preprocess_image(bgr, h, w, nullptr);
-        digests[i] = ImageSource::Impl::digest(bgr);
+        digests[i] = detail::ImageSourceImpl::digest(bgr);
         return x;
       },
       opt, [&] { progress.step("calibrate", ++done, mine.size()); },

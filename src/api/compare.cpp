@@ -40,7 +40,7 @@ CompareReport compare(const Model& reference, const Model& test, const std::stri
   hooks.image = [&](size_t done, size_t total, const std::string&) {
     progress.step("compare", done, total);
   };
-  const CompareResult rep = run_compare(reference.impl().graph, test.impl().graph, opt, hooks);
+  const CompareResult rep = run_compare(impl_of(reference).graph, impl_of(test).graph, opt, hooks);
 
   CompareReport out;
   out.images = static_cast<size_t>(rep.images);

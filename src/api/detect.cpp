@@ -43,7 +43,7 @@ DetectReport detect(const Model& model, const std::string& source, const DetectO
   if (const auto* images = dynamic_cast<const ImageFrameSource*>(frames.get()))
     fo.inputs = &images->paths();
   FrameOutputs outputs(std::move(fo));  // checks the outputs against the frames' files
-  const Graph& g = model.impl().graph;
+  const Graph& g = impl_of(model).graph;
   DetectorSpec spec = detector_spec(g);
   Executor ex(g, exec);
   DetectReport out;

@@ -25,8 +25,8 @@ Inputs image_inputs(const Graph& g, const ImageSource& src, size_t n) {
   const ValueInfo& input = yolo_image_input(g);
   const int h = yolo_input_height(g), w = yolo_input_width(g);
   Inputs out;
-  for (const CalibrationImage& e : src.impl().sample(n, 0))
-    out.push_back({{input.name, preprocess_image(src.impl().read(e), h, w, nullptr)}});
+  for (const CalibrationImage& e : impl_of(src).sample(n, 0))
+    out.push_back({{input.name, preprocess_image(impl_of(src).read(e), h, w, nullptr)}});
   return out;
 }
 
@@ -104,7 +104,7 @@ DoctorReport doctor(const Model& model, const DoctorOptions& o) {
   EDGEQ_CHECK(o.sensitivity == 0 || o.images, "sensitivity needs images");
   EDGEQ_CHECK(o.sensitivity == 0 || o.stats || o.images, "sensitivity needs statistics");
   const TargetOps target = load_target(o.target);
-  const Graph& g = model.impl().graph;
+  const Graph& g = impl_of(model).graph;
   const Graph view = strip_qdq(g);
   EncodingSet file_enc;
   if (!o.encodings_file.empty()) file_enc = load_encodings(o.encodings_file);
@@ -114,7 +114,7 @@ DoctorReport doctor(const Model& model, const DoctorOptions& o) {
   Stats stats;
   const bool have_stats = o.stats || o.images;
   if (o.stats) {
-    stats = o.stats->impl().stats;
+    stats = impl_of(*o.stats).stats;
   } else if (o.images) {  // the one calibration path
     CalibrateOptions co;
     co.n = o.max_images;
@@ -123,7 +123,7 @@ DoctorReport doctor(const Model& model, const DoctorOptions& o) {
         Model::from_bytes(serialize_onnx(view), model.name() + " (float view)"), *o.images, co);
     progress.message(
         "doctor", "calibrated the model's float view on " + std::to_string(cal.used) + " images");
-    stats = cal.stats.impl().stats;
+    stats = impl_of(cal.stats).stats;
     rep.calibrated_images = cal.used;
   }
 

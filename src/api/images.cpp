@@ -55,11 +55,11 @@ const std::string& ImageSource::spec() const {
   return impl_->spec;
 }
 
-std::vector<CalibrationImage> ImageSource::Impl::sample(size_t n, uint64_t seed) const {
+std::vector<CalibrationImage> detail::ImageSourceImpl::sample(size_t n, uint64_t seed) const {
   return sample_calibration_images(entries, n, seed);
 }
 
-cv::Mat ImageSource::Impl::read(const CalibrationImage& entry) const {
+cv::Mat detail::ImageSourceImpl::read(const CalibrationImage& entry) const {
   if (frames.empty()) return read_image(entry.path);
   const ImageFrame& f = frames.at(std::stoul(entry.path));
   cv::Mat m(f.height, f.width, CV_8UC3);
@@ -67,7 +67,7 @@ cv::Mat ImageSource::Impl::read(const CalibrationImage& entry) const {
   return m;
 }
 
-std::string ImageSource::Impl::digest(const cv::Mat& bgr) {
+std::string detail::ImageSourceImpl::digest(const cv::Mat& bgr) {
   EDGEQ_CHECK(bgr.type() == CV_8UC3, "an image to digest must be 8-bit BGR");
   std::string bytes = std::to_string(bgr.cols) + "x" + std::to_string(bgr.rows) + ":";
   for (int r = 0; r < bgr.rows; ++r)
@@ -75,7 +75,7 @@ std::string ImageSource::Impl::digest(const cv::Mat& bgr) {
   return sha256_hex(bytes);
 }
 
-std::string ImageSource::Impl::name_of(const CalibrationImage& entry) const {
+std::string detail::ImageSourceImpl::name_of(const CalibrationImage& entry) const {
   return frames.empty() ? entry.path : frames.at(std::stoul(entry.path)).name;
 }
 

@@ -69,7 +69,7 @@ std::vector<float> RawTensor::floats() const {
 
 std::vector<CodedIo> coded_io(const Model& model) {
   std::vector<CodedIo> out;
-  for (const CodedValue& c : coded_io(model.impl().graph))
+  for (const CodedValue& c : coded_io(impl_of(model).graph))
     out.push_back({c.name, c.input, dtype_name(c.encoding.dtype())});
   return out;
 }
@@ -83,7 +83,7 @@ void write_npy(const RawTensor& tensor, const std::string& path) {
 }
 
 RawTensor letterboxed_input(const Model& model, const std::string& path) {
-  const Graph& g = model.impl().graph;
+  const Graph& g = impl_of(model).graph;
   const cv::Mat bgr = read_image(path);
   return raw_of(preprocess_image(bgr, yolo_input_height(g), yolo_input_width(g), nullptr),
                 yolo_image_input(g).name);
@@ -98,7 +98,7 @@ std::string output_npy_path(const std::string& folder, const std::string& output
 
 std::vector<RawTensor> infer(const Model& model, const std::vector<RawTensor>& inputs,
                              const InferOptions& o) {
-  const Graph& g = model.impl().graph;
+  const Graph& g = impl_of(model).graph;
   ExecutorOptions options = executor_options(o.exec, o.emulate, o.threads);
   options.float_io = false;
   const std::vector<CodedValue> coded = coded_io(g);

@@ -18,7 +18,7 @@ void save_model(const Model& model, const std::string& path) {
 }
 
 size_t node_count(const Model& model) {
-  return model.impl().graph.nodes.size();
+  return impl_of(model).graph.nodes.size();
 }
 
 std::string shape_text(const std::vector<int64_t>& shape) {
@@ -26,7 +26,7 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 }
 
 std::string model_summary_json(const Model& model) {
-  nlohmann::json j = summary_to_json(summarize_model(model.impl().graph));
+  nlohmann::json j = summary_to_json(summarize_model(impl_of(model).graph));
   j["model"] = model.name();
   return json_text(j, 2);
 }
@@ -40,7 +40,7 @@ Model cut_model(const Model& model, const CutOptions& options) {
   spec.arm = parse_arm(options.arm);
   spec.taps = options.taps;
   spec.taps_given = options.taps_given;
-  const Graph arm = cut_model(model.impl().graph, spec);
+  const Graph arm = cut_model(impl_of(model).graph, spec);
   return Model::from_bytes(serialize_onnx(arm),
                            model.name() + " (arm " + arm_name(spec.arm) + std::string(")"));
 }
@@ -51,7 +51,7 @@ PatchedModel patch_activations(const Model& qdq_model, const PatchOptions& optio
   req.lo = options.lo;
   req.hi = options.hi;
   if (options.bits) req.bits = options.bits;
-  PatchResult res = patch_qdq(qdq_model.impl().graph, req);
+  PatchResult res = patch_qdq(impl_of(qdq_model).graph, req);
   return {Model::from_bytes(serialize_onnx(res.graph), qdq_model.name() + " (patched)"),
           res.encoding.describe(), std::move(res.patched), std::move(res.pulled_in)};
 }

@@ -49,7 +49,7 @@ QuantConfig config_for(const QuantizeOptions& o) {
 
 // Pixel-space values at 8 bit: a step of several pixels, and a Concat that also carries the
 // scores (output0) rounds them to 0.
-void check_decode_tail(const std::set<std::string>& tail, QuantizedModel::Impl& out) {
+void check_decode_tail(const std::set<std::string>& tail, detail::QuantizedModelImpl& out) {
   size_t tail8 = 0;
   std::string worst;
   float worst_step = 0;
@@ -141,11 +141,11 @@ QuantizedModel quantize(const Model& model, const CalibrationStats& calibration,
                         const QuantizeOptions& o) {
   validate(o);
   QuantConfig c = config_for(o);
-  Graph g = model.impl().graph;  // weight repair may equalize it
-  Stats stats = calibration.impl().stats;
-  check_stats_for_model(stats, model.sha256(), calibration.impl().source, model.name());
+  Graph g = impl_of(model).graph;  // weight repair may equalize it
+  Stats stats = impl_of(calibration).stats;
+  check_stats_for_model(stats, model.sha256(), impl_of(calibration).source, model.name());
   ProgressReporter progress(o.progress);
-  auto out = std::make_shared<QuantizedModel::Impl>();
+  auto out = std::make_shared<detail::QuantizedModelImpl>();
   out->scheme = o.scheme, out->placement = o.placement, out->quantize_io = o.quantize_io;
 
   // a16: unset, W8A8 keeps the decode tail at 16 bit when the model has one (a cut arm has none);
@@ -185,7 +185,7 @@ QuantizedModel quantize(const Model& model, const CalibrationStats& calibration,
   sum.saturation_safe_convs = out->q.saturation_safe_convs;
   sum.range = c.range;
   sum.placement = placement_name(c.placement);
-  return QuantizedModel(std::move(out));
+  return detail::ApiAccess::make<QuantizedModel>(std::move(out));
 }
 
 void QuantizedModel::save(const std::string& path) const {

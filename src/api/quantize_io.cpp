@@ -10,9 +10,9 @@ namespace edgeq {
 Model quantize_model_io(const Model& qdq, const CalibrationStats& stats, const std::string& io) {
   const QuantizeIo which = parse_quantize_io(io);
   QdqModel q;
-  q.graph = qdq.impl().graph;
+  q.graph = impl_of(qdq).graph;
   q.encodings = encodings_from_qdq(q.graph);
-  quantize_io(q, which, stats.impl().stats);
+  quantize_io(q, which, impl_of(stats).stats);
   return Model::from_bytes(serialize_onnx(q.graph), qdq.name());
 }
 

@@ -31,7 +31,7 @@ std::string calibration_json(const Calibration& run, const CalibrateOptions& o,
 }
 
 std::string quantize_summary_json(const QuantizedModel& q, int indent) {
-  const QuantizedModel::Impl& m = q.impl();
+  const detail::QuantizedModelImpl& m = impl_of(q);
   const QuantizeSummary& s = m.summary;
   const nlohmann::json report = {{"scheme", m.scheme},
                                  {"range", s.range},

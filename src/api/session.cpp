@@ -16,7 +16,7 @@
 namespace edgeq {
 struct Session::Impl {
   Impl(const Model& m, const SessionOptions& o)
-      : graph(m.impl().graph), executor(graph, session_executor_options(o)) {
+      : graph(impl_of(m).graph), executor(graph, session_executor_options(o)) {
     post.conf = o.conf;
     post.iou = o.iou;
     post.max_det = o.max_det;
@@ -41,7 +41,7 @@ Session& Session::operator=(Session&&) noexcept = default;
 std::vector<Session::Detection> Session::predict(const ImageFrame& frame) {
   std::vector<ImageFrame> one{frame};
   const ImageSource src = ImageSource::from_frames(std::move(one));
-  const cv::Mat bgr = src.impl().read(src.impl().entries[0]);
+  const cv::Mat bgr = impl_of(src).read(impl_of(src).entries[0]);
   std::lock_guard<std::mutex> lock(impl_->m);
   FrameWork w;
   w.frame.name = src.name(0);

@@ -28,7 +28,7 @@ RepairImages repair_images(const QuantizeOptions& o, const Graph& g, const Stats
   const std::string pre = letterbox_preprocessing(h, w);
   EDGEQ_CHECK(stats.preprocessing == pre, "the stats were computed from images read as '",
               stats.preprocessing, "'; weight repair reads its images as '", pre, "'");
-  const ImageSource::Impl& src = o.images->impl();
+  const detail::ImageSourceImpl& src = impl_of(*o.images);
   RepairImages r;
   r.sample = src.sample(o.repair.n, o.repair.seed);
   r.input = in.name;
