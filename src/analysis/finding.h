@@ -9,7 +9,7 @@
 
 namespace edgeq {
 
-// edgeq::Severity (info < warning < error): edgeq/choices.h
+// edgeq::Severity (info < warning < error): edgeq/choices.h; name(): "error" | "warning" | "info"
 
 struct Finding {
   Severity severity = Severity::kInfo;
@@ -21,7 +21,6 @@ struct Finding {
   std::map<std::string, double> numbers;
 };
 
-const char* severity_name(Severity s);  // "error" | "warning" | "info"
 // Most severe first, then by score (descending), then by kind and name (stable, deterministic).
 void sort_findings(std::vector<Finding>& findings);
 nlohmann::json finding_to_json(const Finding& f);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "deploy/frame_timings.h"
+#include "edgeq/choices.h"
 #include "deploy/pipeline_choice.h"
 
 namespace edgeq {
@@ -15,7 +16,7 @@ namespace edgeq {
 struct RunReport {
   std::string model, source;
   bool pipeline = false;
-  std::string pipeline_mode;             // pipeline only: "auto" or "threads"
+  PipelineMode pipeline_mode = PipelineMode::kAuto;  // pipeline only
   std::optional<PipelineChoice> choice;  // what "auto" chose
   size_t queue = 0;                      // pipeline only
   bool drop_late = false;

@@ -17,11 +17,7 @@
 
 namespace edgeq {
 
-// edgeq::Arm: edgeq/choices.h
-
-// "A" / "B" / "C" (any case); throws naming the value otherwise.
-Arm parse_arm(const std::string& s);
-const char* arm_name(Arm arm);
+// edgeq::Arm: edgeq/choices.h; parse<Arm>() (any case) / name(): "A" / "B" / "C"
 // The default taps of arm A (and of "--taps" without a list): layers 4, 6, 8, 10.
 std::vector<int> default_tap_layers();
 

@@ -20,10 +20,7 @@ namespace edgeq {
 // QuantizeLinear and DequantizeLinear); kInt8 with its 8-bit activations as uint8 codes and integer
 // kernels (runtime/int8_lowering.h). Float models run the same either way, but kInt8 refuses a
 // model without 8-bit activations.
-// (edgeq::ExecMode: edgeq/choices.h)
-
-// "simulate" | "int8"; throws listing the choices.
-ExecMode parse_exec_mode(const std::string& s);
+// (edgeq::ExecMode: edgeq/choices.h; parse<ExecMode>() / name())
 
 struct ExecutorOptions {
   int threads = 0;            // 0: all cores

@@ -84,9 +84,6 @@ inline int32_t saturate_int16(int32_t v) {
   return v > 32767 ? 32767 : v < -32768 ? -32768 : v;
 }
 
-// (edgeq::Int8Emulation: edgeq/choices.h)
-// "none" | "avx2"; throws naming `what` (the option) and the choices.
-Int8Emulation parse_int8_emulation(const std::string& s, const std::string& what);
-const char* int8_emulation_name(Int8Emulation e);
+// (edgeq::Int8Emulation: edgeq/choices.h; parse<Int8Emulation>() / name())
 
 }  // namespace edgeq
