@@ -64,11 +64,11 @@ void print_bench(const BenchReport& r) {
 }
 
 void run_bench(BenchArgs& a) {
+  a.o.exec = exec_options(a.run);
   check_distinct_files({{"--model", a.model}},
                        {{"--json", a.json, RoleFile::kText}, ledger_output(a.ledger)});
   EDGEQ_CHECK(a.o.workers == 1 || !a.o.profile,
               "--profile times one executor; use it without --workers");
-  a.o.exec = exec_options(a.run);
   LedgerRecorder ledger(a.ledger);
   InterruptScope interrupt;  // SIGINT / SIGTERM stop before the next run, nothing written
   const BenchReport r = bench(Model::load(a.model), a.o);

@@ -28,6 +28,8 @@ struct RunArgs {
 };
 
 void run_run(RunArgs& a) {
+  a.o.session.exec = exec_options(a.run);
+  a.o.pipeline_mode = parse<PipelineMode>(a.pipeline_mode, "--pipeline-mode");
   check_distinct_folders({"--image", a.image}, {"--draw", a.o.draw});
   RoleFile draw{"--draw", a.o.draw};
   if (drawings_go_to_folder(a.image, a.o.draw)) {
@@ -41,8 +43,6 @@ void run_run(RunArgs& a) {
                         ledger_output(a.ledger)});
   EDGEQ_CHECK(a.o.pipeline || (!a.o.drop_late && !a.queue_given && !a.mode_given),
               "--queue, --drop-late and --pipeline-mode need --pipeline");
-  a.o.session.exec = exec_options(a.run);
-  a.o.pipeline_mode = parse<PipelineMode>(a.pipeline_mode, "--pipeline-mode");
   LedgerRecorder ledger(a.ledger);
   InterruptScope interrupt;
   a.o.stop = &interrupt.flag();
