@@ -78,8 +78,7 @@ TEST(ExecOptions, EveryCallRefusesBeforeAnyImage) {
   EXPECT_EQ(test::error_of([&] { detect(m, none, d); }),
             "pipeline_mode: no value number 5 (2 values)");
   // The same source with good options: the source's own error (so the ones above came first).
-  EXPECT_NE(test::error_of([&] { detect(m, none, {}); }).find("no_such_images"),
-            std::string::npos);
+  EXPECT_NE(test::error_of([&] { detect(m, none, {}); }).find("no_such_images"), std::string::npos);
 }
 
 void expect_refused(const test::CliResult& r, const std::string& needle) {

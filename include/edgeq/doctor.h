@@ -35,10 +35,10 @@ struct DoctorOptions {
 
 struct DoctorFinding {
   Severity severity = Severity::kInfo;  // name(): "error" | "warning" | "info"
-  std::string kind;      // "truncation", "concat-span", "float-tail", "placement", "range", ...
-  std::string value;     // the value at fault ("" when it is about a node)
-  std::string node;      // the node at fault ("" when it is about a value)
-  std::string message;   // one line
+  std::string kind;     // "truncation", "concat-span", "float-tail", "placement", "range", ...
+  std::string value;    // the value at fault ("" when it is about a node)
+  std::string node;     // the node at fault ("" when it is about a value)
+  std::string message;  // one line
   std::map<std::string, double> numbers;
 };
 

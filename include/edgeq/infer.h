@@ -51,7 +51,7 @@ RawTensor letterboxed_input(const Model& model, const std::string& path);
 std::string output_npy_path(const std::string& folder, const std::string& output);
 
 struct InferOptions {
-  ExecOptions exec;          // exec, emulate, threads
+  ExecOptions exec;         // exec, emulate, threads
   bool dequantize = false;  // coded outputs dequantized to float32
   // The planner's notices (e.g. ops that run in float under int8), one line each, before the run.
   std::function<void(const std::string& line)> on_notice;

@@ -37,7 +37,8 @@ void bind_doctor(py::module_& m) {
       .def_readonly("message", &DoctorFinding::message)
       .def_readonly("numbers", &DoctorFinding::numbers)
       .def("__repr__", [](const DoctorFinding& f) {
-        return "<edgeq.Finding " + std::string(name(f.severity)) + " [" + f.kind + "] " + f.message + ">";
+        return "<edgeq.Finding " + std::string(name(f.severity)) + " [" + f.kind + "] " +
+               f.message + ">";
       });
   py::class_<SensitivityRow>(m, "SensitivityRow", "One value's (or block's) output error at 8 bit.")
       .def_readonly("value", &SensitivityRow::value)

@@ -1,11 +1,12 @@
 // Finding: one thing `doctor` reports about a model (a truncated encoding, a Concat whose inputs
 // differ in span, an op that would run on the CPU, ...), with the numbers behind it.
 #pragma once
-#include "edgeq/choices.h"
 #include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
+
+#include "edgeq/choices.h"
 
 namespace edgeq {
 

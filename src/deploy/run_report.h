@@ -8,8 +8,8 @@
 #include <string>
 
 #include "deploy/frame_timings.h"
-#include "edgeq/choices.h"
 #include "deploy/pipeline_choice.h"
+#include "edgeq/choices.h"
 
 namespace edgeq {
 
@@ -17,8 +17,8 @@ struct RunReport {
   std::string model, source;
   bool pipeline = false;
   PipelineMode pipeline_mode = PipelineMode::kAuto;  // pipeline only
-  std::optional<PipelineChoice> choice;  // what "auto" chose
-  size_t queue = 0;                      // pipeline only
+  std::optional<PipelineChoice> choice;              // what "auto" chose
+  size_t queue = 0;                                  // pipeline only
   bool drop_late = false;
   int infer_threads = 0;  // the executor's (after the choice); read and post use one thread each
   size_t detections = 0;

@@ -57,7 +57,6 @@ void add_tap(Graph& g, int layer, const std::string& value) {
 
 }  // namespace
 
-
 std::vector<int> default_tap_layers() {
   return {4, 6, 8, 10};
 }

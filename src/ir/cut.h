@@ -9,10 +9,10 @@
 //   Arm C: the full model, outputs = the model's outputs, plus taps when asked for.
 // A tap of layer N is GlobalAveragePool and GlobalMaxPool of layer N's output ([1,C,1,1]).
 #pragma once
-#include "edgeq/choices.h"
 #include <string>
 #include <vector>
 
+#include "edgeq/choices.h"
 #include "ir/graph.h"
 
 namespace edgeq {

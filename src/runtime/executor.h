@@ -2,7 +2,6 @@
 // runs it many times. Hooks attach to values by name; a hooked value is always materialized in
 // its logical (ONNX) layout before the hook sees it, and fusion never hides it.
 #pragma once
-#include "edgeq/choices.h"
 #include <functional>
 #include <map>
 #include <memory>
@@ -10,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "edgeq/choices.h"
 #include "ir/graph.h"
 #include "runtime/int8_pairs.h"
 #include "runtime/kernel.h"

@@ -3,7 +3,6 @@
 // a saturating int16 (vpmaddubsw): 255 x (w_a + w_b) leaves int16 when two weights of one sign add
 // up to 129 or more in magnitude. With VNNI (vpdpbusd) the products go straight into int32.
 #pragma once
-#include "edgeq/choices.h"
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "edgeq/choices.h"
 
 namespace edgeq {
 

@@ -277,19 +277,21 @@ ArmState StudyRunner::cut(ModelState& m, Arm arm) {
   const std::string key = cache_key({kCacheVersion, "cut", m.sha, std::string(edgeq::name(arm))});
   a.path = cache_.path("cut", key, ".onnx");
   a.id = step_id("cut", key);
-  a.cut = step(m.name + " arm " + std::string(edgeq::name(arm)) + " cut", "cut", key, ".onnx", {}, [&] {
-    CutSpec spec;
-    spec.arm = arm;
-    Graph g = cut_model(m.model(), spec);
-    const std::string bytes = serialize_onnx(g);
-    write_file_atomic(a.path, bytes);
-    nlohmann::json outs = nlohmann::json::array();
-    for (const auto& out : g.outputs) outs.push_back({{"name", out.name}, {"shape", out.shape}});
-    return nlohmann::json{{"sha256", sha256_hex(bytes)},
-                          {"nodes", g.nodes.size()},
-                          {"outputs", outs},
-                          {"weights_bytes", initializer_bytes(g)}};
-  });
+  a.cut =
+      step(m.name + " arm " + std::string(edgeq::name(arm)) + " cut", "cut", key, ".onnx", {}, [&] {
+        CutSpec spec;
+        spec.arm = arm;
+        Graph g = cut_model(m.model(), spec);
+        const std::string bytes = serialize_onnx(g);
+        write_file_atomic(a.path, bytes);
+        nlohmann::json outs = nlohmann::json::array();
+        for (const auto& out : g.outputs)
+          outs.push_back({{"name", out.name}, {"shape", out.shape}});
+        return nlohmann::json{{"sha256", sha256_hex(bytes)},
+                              {"nodes", g.nodes.size()},
+                              {"outputs", outs},
+                              {"weights_bytes", initializer_bytes(g)}};
+      });
   a.sha = a.cut.at("sha256").get<std::string>();
   return a;
 }
@@ -330,9 +332,9 @@ void StudyRunner::run_scheme(ModelState& m, ArmState& a, const StudyScheme& s,
   const ExecMode exec = s.base == "w8a8" ? ExecMode::kInt8 : ExecMode::kSimulate;
   const nlohmann::json bench =
       step(label + " latency", "bench",
-           cache_key({kCacheVersion, "bench+io", kBenchVersion, qkey, std::string(edgeq::name(exec)),
-                      std::to_string(o_.bench_runs), std::to_string(o_.bench_warmup),
-                      std::to_string(o_.threads)}),
+           cache_key({kCacheVersion, "bench+io", kBenchVersion, qkey,
+                      std::string(edgeq::name(exec)), std::to_string(o_.bench_runs),
+                      std::to_string(o_.bench_warmup), std::to_string(o_.threads)}),
            "", {qid, a.id, calib_id}, [&] {
              // The outputs' ranges for quantized I/O.
              const CalibrationStats& stats = a.arm_stats(m);
@@ -443,17 +445,19 @@ nlohmann::json StudyRunner::traverse(const std::vector<std::string>& model_paths
         const nlohmann::json fp32 = step(
             m.name + " arm " + std::string(edgeq::name(arm)) + " FP32 latency", "bench",
             cache_key({kCacheVersion, "bench", kBenchVersion, a.sha,
-                       std::string(edgeq::name(ExecMode::kSimulate)),
-                       std::to_string(o_.bench_runs), std::to_string(o_.bench_warmup),
-                       std::to_string(o_.threads)}),
+                       std::string(edgeq::name(ExecMode::kSimulate)), std::to_string(o_.bench_runs),
+                       std::to_string(o_.bench_warmup), std::to_string(o_.threads)}),
             "", {a.id}, [&] {
-              return bench_step(a.path, ExecMode::kSimulate, o_.bench_runs, o_.bench_warmup, o_.threads);
+              return bench_step(a.path, ExecMode::kSimulate, o_.bench_runs, o_.bench_warmup,
+                                o_.threads);
             });
         for (const StudyScheme& s : schemes_) {
           std::string why;
           if (!applicable(s, arm, &why)) {
-            skipped_.push_back(
-                {{"model", m.name}, {"arm", std::string(edgeq::name(arm))}, {"scheme", s.name}, {"reason", why}});
+            skipped_.push_back({{"model", m.name},
+                                {"arm", std::string(edgeq::name(arm))},
+                                {"scheme", s.name},
+                                {"reason", why}});
             continue;
           }
           try {

@@ -60,8 +60,7 @@ nlohmann::json map_json(const nlohmann::json& t) {
   return j;
 }
 
-nlohmann::json bench_json(const Model& model, ExecMode exec, int runs, int warmup,
-                          int threads) {
+nlohmann::json bench_json(const Model& model, ExecMode exec, int runs, int warmup, int threads) {
   BenchOptions b;
   b.exec.mode = exec;
   b.exec.threads = threads;
@@ -205,8 +204,8 @@ nlohmann::json doctor_step(const std::string& q_path, const CalibrationStats& ar
   return {{"findings", counts}, {"top", first}};
 }
 
-nlohmann::json bench_step(const std::string& path, ExecMode exec, int runs, int warmup,
-                          int threads, const CalibrationStats* io_stats) {
+nlohmann::json bench_step(const std::string& path, ExecMode exec, int runs, int warmup, int threads,
+                          const CalibrationStats* io_stats) {
   const Model model = Model::load(path);
   // The cache entry's name, not its path: the cache may be shared or moved.
   const std::string name = std::filesystem::path(path).filename().string();

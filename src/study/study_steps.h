@@ -42,7 +42,7 @@ nlohmann::json doctor_step(const std::string& q_path, const CalibrationStats& ar
 // executor (simulate or int8), "model" being the file's name. With `io_stats` (a QDQ model and
 // its arm's statistics), also "quantized_io": the same for its quantized-I/O variant
 // (edgeq::quantize_model_io, both ends).
-nlohmann::json bench_step(const std::string& path, ExecMode exec, int runs, int warmup,
-                          int threads, const CalibrationStats* io_stats = nullptr);
+nlohmann::json bench_step(const std::string& path, ExecMode exec, int runs, int warmup, int threads,
+                          const CalibrationStats* io_stats = nullptr);
 
 }  // namespace edgeq
