@@ -245,7 +245,10 @@ TEST(Api, SessionPredictsWhatRunPrints) {
   in[0].values.resize(10);
   EXPECT_NE(test::error_of([&] { session.run(in); }).find("holds 1228800 values, got 10"),
             std::string::npos);
-  EXPECT_THROW(Session(Model::load(f.model), SessionOptions{"int4"}), Error);
+  EXPECT_THROW(parse<ExecMode>("int4"), Error);  // a struct can no longer hold a bad exec
+  SessionOptions avx2;
+  avx2.exec.emulate = Int8Emulation::kAvx2;  // without exec int8
+  EXPECT_THROW(Session(Model::load(f.model), avx2), Error);
 }
 
 // bench's report carries what `edgeq bench --json` writes; the timing fields differ from run to

@@ -10,6 +10,7 @@
 
 #include "cli_util.h"
 #include "edgeq/edgeq.h"
+#include "edgeq/option_range.h"
 #include "test_util.h"
 
 namespace edgeq {
