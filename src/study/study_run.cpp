@@ -274,24 +274,23 @@ void StudyRunner::calibrate(ModelState& m) {
 ArmState StudyRunner::cut(ModelState& m, Arm arm) {
   ArmState a;
   a.arm = arm;
-  const std::string key = cache_key({kCacheVersion, "cut", m.sha, std::string(edgeq::name(arm))});
+  const std::string arm_text(edgeq::name(arm));
+  const std::string key = cache_key({kCacheVersion, "cut", m.sha, arm_text});
   a.path = cache_.path("cut", key, ".onnx");
   a.id = step_id("cut", key);
-  a.cut =
-      step(m.name + " arm " + std::string(edgeq::name(arm)) + " cut", "cut", key, ".onnx", {}, [&] {
-        CutSpec spec;
-        spec.arm = arm;
-        Graph g = cut_model(m.model(), spec);
-        const std::string bytes = serialize_onnx(g);
-        write_file_atomic(a.path, bytes);
-        nlohmann::json outs = nlohmann::json::array();
-        for (const auto& out : g.outputs)
-          outs.push_back({{"name", out.name}, {"shape", out.shape}});
-        return nlohmann::json{{"sha256", sha256_hex(bytes)},
-                              {"nodes", g.nodes.size()},
-                              {"outputs", outs},
-                              {"weights_bytes", initializer_bytes(g)}};
-      });
+  a.cut = step(m.name + " arm " + arm_text + " cut", "cut", key, ".onnx", {}, [&] {
+    CutSpec spec;
+    spec.arm = arm;
+    Graph g = cut_model(m.model(), spec);
+    const std::string bytes = serialize_onnx(g);
+    write_file_atomic(a.path, bytes);
+    nlohmann::json outs = nlohmann::json::array();
+    for (const auto& out : g.outputs) outs.push_back({{"name", out.name}, {"shape", out.shape}});
+    return nlohmann::json{{"sha256", sha256_hex(bytes)},
+                          {"nodes", g.nodes.size()},
+                          {"outputs", outs},
+                          {"weights_bytes", initializer_bytes(g)}};
+  });
   a.sha = a.cut.at("sha256").get<std::string>();
   return a;
 }
