@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "edgeq/choices.h"
 #include "edgeq/files.h"
 #include "edgeq/interrupt.h"
 #include "edgeq/text.h"
@@ -47,10 +48,11 @@ void print_bench(const BenchReport& r) {
     return;
   }
   if (!r.ops.empty()) print_profile(r);
-  const bool emulated = r.emulate != "none";
+  const bool emulated = r.emulate != Int8Emulation::kNone;
   std::printf("model %s  threads %d  exec %s%s%s  simd %s  runs %d (+%d warm-up)\n",
-              printable(r.model).c_str(), r.threads, r.exec.c_str(), emulated ? "  emulate " : "",
-              emulated ? r.emulate.c_str() : "", r.simd.c_str(), r.runs, r.warmup);
+              printable(r.model).c_str(), r.threads, std::string(name(r.exec)).c_str(),
+              emulated ? "  emulate " : "", emulated ? std::string(name(r.emulate)).c_str() : "",
+              r.simd.c_str(), r.runs, r.warmup);
   std::printf("latency ms: min %.2f  median %.2f  p95 %.2f   (plan %.1f ms)\n", r.min_ms,
               r.median_ms, r.p95_ms, r.plan_ms);
   std::printf("memory: peak RSS %.1f MiB, activation arena %.1f MiB, weights %.1f MiB\n",
@@ -62,12 +64,11 @@ void print_bench(const BenchReport& r) {
 }
 
 void run_bench(BenchArgs& a) {
+  a.o.exec = exec_options(a.run);
   check_distinct_files({{"--model", a.model}},
                        {{"--json", a.json, RoleFile::kText}, ledger_output(a.ledger)});
   EDGEQ_CHECK(a.o.workers == 1 || !a.o.profile,
               "--profile times one executor; use it without --workers");
-  check_emulation(a.run.emulate, a.run.exec);
-  a.o.exec = a.run.exec, a.o.emulate = a.run.emulate, a.o.threads = a.run.threads;
   LedgerRecorder ledger(a.ledger);
   InterruptScope interrupt;  // SIGINT / SIGTERM stop before the next run, nothing written
   const BenchReport r = bench(Model::load(a.model), a.o);

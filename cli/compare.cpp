@@ -26,6 +26,7 @@ struct CompareArgs {
 };
 
 void run_compare_cli(CompareArgs& a) {
+  a.o.exec = exec_options(a.run);
   const FileFilter npy = with_extension(".npy");
   check_distinct_files({{"--ref", a.ref},
                         {"--test", a.test},
@@ -35,8 +36,6 @@ void run_compare_cli(CompareArgs& a) {
                        {{"--json", a.json, RoleFile::kText},
                         {"--save-inputs", a.o.save_inputs, RoleFile::kFolder, npy},
                         ledger_output(a.ledger)});
-  check_emulation(a.run.emulate, a.run.exec);
-  a.o.exec = a.run.exec, a.o.emulate = a.run.emulate, a.o.threads = a.run.threads;
   LedgerRecorder recorder(a.ledger);
   InterruptScope interrupt;  // quiet or not, SIGINT / SIGTERM stop at the next image
   std::optional<ProgressPrinter> printer;

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "edgeq/choices.h"
 #include "edgeq/error.h"
 #include "edgeq/files.h"
 #include "edgeq/model_tools.h"
@@ -37,7 +38,7 @@ std::vector<int> parse_taps(const std::string& s) {
 void run_cut(const CutArgs& a) {
   check_distinct_files({{"--model", a.model}}, {{"--out", a.out}});
   CutOptions spec;
-  spec.arm = arm_name(a.arm);
+  spec.arm = parse<Arm>(a.arm, "--arm");
   if (!a.taps.empty()) {
     spec.taps = parse_taps(a.taps);
     spec.taps_given = true;
@@ -45,7 +46,7 @@ void run_cut(const CutArgs& a) {
   const Model model = Model::load(a.model);
   const Model arm = cut_model(model, spec);
   save_model(arm, a.out);
-  std::cout << "wrote " << printable(a.out) << ": arm " << spec.arm << ", " << node_count(arm)
+  std::cout << "wrote " << printable(a.out) << ": arm " << name(spec.arm) << ", " << node_count(arm)
             << " nodes (model: " << node_count(model) << "), outputs:";
   for (const auto& o : arm.outputs())
     std::cout << " " << printable(o.name) << " " << shape_text(o.shape);

@@ -37,6 +37,7 @@ void check_coded_options(const InferArgs& a, const std::vector<CodedIo>& coded) 
 }
 
 void run_infer(const InferArgs& a) {
+  const ExecOptions exec = exec_options(a.run);  // before any file is read
   const std::vector<RoleFile> inputs{
       {"--model", a.model}, {"--input", a.input}, {"--image", a.image}};
   // The folder first (a file there fails before the model loads), then its files by name.
@@ -55,14 +56,13 @@ void run_infer(const InferArgs& a) {
   // The model runs in the types its file declares: a coded input takes the codes (a float
   // --input or --image quantized with its encoding, as the float view does; --raw wants them
   // given), a coded output gives them (dequantized with --dequantize).
-  check_emulation(a.run.emulate, a.run.exec);
   x.name = model.inputs().at(0).name;
   for (const CodedIo& c : coded)
     if (c.input && c.name == x.name && x.dtype == "float32")
       EDGEQ_CHECK(!a.raw || !a.image.empty(), "--raw: --input ", a.input, " is float32; input '",
                   x.name, "' takes ", c.dtype, " codes (without --raw a float input is quantized)");
   InferOptions options;
-  options.exec = a.run.exec, options.emulate = a.run.emulate, options.threads = a.run.threads;
+  options.exec = exec;
   options.dequantize = a.dequantize;
   options.on_notice = [](const std::string& line) { std::cerr << printable(line) << "\n"; };
   const std::vector<RawTensor> results = infer(model, {x}, options);

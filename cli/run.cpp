@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "edgeq/choices.h"
 #include "edgeq/detect.h"
 #include "edgeq/error.h"
 #include "edgeq/files.h"
@@ -19,6 +20,7 @@ namespace {
 
 struct RunArgs {
   std::string model, image, report;
+  std::string pipeline_mode = "auto";  // --pipeline-mode, as DetectOptions::pipeline_mode
   DetectOptions o;
   RunOptions run;
   bool queue_given = false, mode_given = false;
@@ -26,6 +28,8 @@ struct RunArgs {
 };
 
 void run_run(RunArgs& a) {
+  a.o.session.exec = exec_options(a.run);
+  a.o.pipeline_mode = parse<PipelineMode>(a.pipeline_mode, "--pipeline-mode");
   check_distinct_folders({"--image", a.image}, {"--draw", a.o.draw});
   RoleFile draw{"--draw", a.o.draw};
   if (drawings_go_to_folder(a.image, a.o.draw)) {
@@ -39,9 +43,6 @@ void run_run(RunArgs& a) {
                         ledger_output(a.ledger)});
   EDGEQ_CHECK(a.o.pipeline || (!a.o.drop_late && !a.queue_given && !a.mode_given),
               "--queue, --drop-late and --pipeline-mode need --pipeline");
-  check_emulation(a.run.emulate, a.run.exec);
-  a.o.session.exec = a.run.exec, a.o.session.emulate = a.run.emulate;
-  a.o.session.threads = a.run.threads;
   LedgerRecorder ledger(a.ledger);
   InterruptScope interrupt;
   a.o.stop = &interrupt.flag();
@@ -81,11 +82,11 @@ void register_run(CLI::App& app) {
   cmd->add_flag("--pipeline", a->o.pipeline,
                 "overlap read + letterbox, inference and decode + outputs in three threads "
                 "(inference gets --threads, the others one thread each)");
-  cmd->add_option("--pipeline-mode", a->o.pipeline_mode,
+  cmd->add_option("--pipeline-mode", a->pipeline_mode,
                   "auto: measure the first 4 frames serially, then overlap in threads only where "
                   "that is faster (inference may give read and post one of its threads); threads: "
                   "always three threads (so does --drop-late)")
-      ->check(CLI::IsMember({"auto", "threads"}))
+      ->check(CLI::IsMember(choice_names<PipelineMode>()))
       ->capture_default_str();
   add_number(cmd, "--queue", a->o.queue, ranges::kQueue, "frames each pipeline queue holds")
       ->capture_default_str();

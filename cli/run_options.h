@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "edgeq/exec_options.h"
+
 namespace edgeq::cli {
 
 struct RunOptions {
@@ -12,9 +14,8 @@ struct RunOptions {
 };
 
 void add_run_options(CLI::App* cmd, RunOptions& o);
-// --emulate (checked by check_emulation, edgeq/machine.h's emulates_int8).
-void add_emulate_option(CLI::App* cmd, std::string& emulate);
-// Throws when --emulate is unknown or asked of a run that is not --exec int8.
-void check_emulation(const std::string& emulate, const std::string& exec);
+// The flags as edgeq::ExecOptions, checked by edgeq::validate(ExecOptions): throws for an
+// unknown --emulate or one asked of a run that is not int8 (call it before any image is read).
+ExecOptions exec_options(const RunOptions& o);
 
 }  // namespace edgeq::cli

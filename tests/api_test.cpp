@@ -245,7 +245,10 @@ TEST(Api, SessionPredictsWhatRunPrints) {
   in[0].values.resize(10);
   EXPECT_NE(test::error_of([&] { session.run(in); }).find("holds 1228800 values, got 10"),
             std::string::npos);
-  EXPECT_THROW(Session(Model::load(f.model), SessionOptions{"int4"}), Error);
+  EXPECT_THROW(parse<ExecMode>("int4"), Error);  // a struct can no longer hold a bad exec
+  SessionOptions avx2;
+  avx2.exec.emulate = Int8Emulation::kAvx2;  // without exec int8
+  EXPECT_THROW(Session(Model::load(f.model), avx2), Error);
 }
 
 // bench's report carries what `edgeq bench --json` writes; the timing fields differ from run to
@@ -257,7 +260,7 @@ TEST(Api, BenchReportsWhatTheProgramWrites) {
                                           shell_quote(f.model) + " --json " + shell_quote(json));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   BenchOptions o;
-  o.runs = 2, o.warmup = 0, o.threads = 1, o.profile = true;
+  o.runs = 2, o.warmup = 0, o.exec.threads = 1, o.profile = true;
   const BenchReport rep = bench(Model::load(f.model), o);
   nlohmann::json got = nlohmann::json::parse(rep.json),
                  expected = nlohmann::json::parse(read_file(json));
@@ -308,7 +311,7 @@ TEST(Api, BenchReportsWhatTheProgramWrites) {
   o.runs = 0;
   EXPECT_NE(test::error_of([&] { bench(Model::load(f.model), o); }).find("runs: 0 is outside [1, "),
             std::string::npos);
-  o.runs = 1, o.workers = 1, o.emulate = "avx2";
+  o.runs = 1, o.workers = 1, o.exec.emulate = Int8Emulation::kAvx2;
   EXPECT_NE(test::error_of([&] { bench(Model::load(f.model), o); }).find("needs exec int8"),
             std::string::npos);
 }
@@ -320,7 +323,7 @@ TEST(Api, BenchReportsWhatTheProgramWrites) {
 TEST(Api, ProfileCountsTimedRunsOnly) {
   const ApiFixture& f = fixture();
   BenchOptions o;
-  o.runs = 2, o.warmup = 1, o.threads = 1, o.profile = true;
+  o.runs = 2, o.warmup = 1, o.exec.threads = 1, o.profile = true;
   const BenchReport rep = bench(Model::load(f.model), o);
   double steps_ms = 0;
   for (const auto& op : rep.ops) steps_ms += op.ms_per_run;

@@ -171,7 +171,8 @@ TEST(DoctorRealModel, QnnMseTruncations) {
       flagged.insert(f.value);
       errors += f.severity == Severity::kError;
       if (shown++ < 12)
-        std::printf("%s %s: %s\n", severity_name(f.severity), f.value.c_str(), f.message.c_str());
+        std::printf("%s %s: %s\n", std::string(name(f.severity)).c_str(), f.value.c_str(),
+                    f.message.c_str());
     }
     std::printf("%zu truncated values (%d errors)\n", flagged.size(), errors);
     EXPECT_EQ(flagged, expected) << scheme;

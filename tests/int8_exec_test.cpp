@@ -236,7 +236,7 @@ TEST(Int8Exec, RefusesModelsWithoutEightBitActivations) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("no 8-bit activations"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(parse_exec_mode("fast"), Error);
+  EXPECT_THROW(parse<ExecMode>("fast"), Error);
 }
 
 namespace {

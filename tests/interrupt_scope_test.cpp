@@ -80,7 +80,7 @@ TEST(InterruptScope, LongCallsWithoutCallbacksStop) {
   raise(SIGTERM);
   BenchOptions b;
   b.runs = 1000000;
-  b.threads = 1;
+  b.exec.threads = 1;
   EXPECT_THROW(bench(model, b), Cancelled);
   b.workers = 2;
   EXPECT_THROW(bench(model, b), Cancelled);

@@ -77,11 +77,12 @@ TEST(ModelTools, ZooModelIsWhatTheProgramWrites) {
 
 TEST(ModelTools, CutArmIsWhatTheProgramWrites) {
   const ToolsFixture& f = fixture();
-  EXPECT_EQ(arm_name("b"), "B");
-  EXPECT_NE(test::error_of([] { arm_name("D"); }).find("unknown arm 'D'"), std::string::npos);
+  EXPECT_EQ(parse<Arm>("b"), Arm::kB);
+  EXPECT_EQ(name(Arm::kB), "B");
+  EXPECT_EQ(test::error_of([] { parse<Arm>("D"); }), "arm: 'D' is not one of A, B, C");
   const Model m = Model::load(f.zoo);
   CutOptions o;
-  o.arm = "a";
+  o.arm = Arm::kA;
   const Model arm = cut_model(m, o);
   EXPECT_LT(node_count(arm), node_count(m));
   // Arm A: the default taps 4, 6, 8, 10, each pooled by average and max to [1,C,1,1].
@@ -97,7 +98,7 @@ TEST(ModelTools, CutArmIsWhatTheProgramWrites) {
       test::run_cli("cut --model " + shell_quote(f.zoo) + " --arm a --out " + shell_quote(out));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(file_bytes(out), arm.bytes());
-  o.arm = "C";
+  o.arm = Arm::kC;
   o.taps = {99};
   o.taps_given = true;
   EXPECT_FALSE(test::error_of([&] { cut_model(m, o); }).empty());
@@ -190,16 +191,9 @@ TEST(Infer, RawRunWritesWhatTheProgramWrites) {
   EXPECT_EQ(file_bytes(f.dir + "/codes.npy"), file_bytes(path));
 }
 
-TEST(Machine, SimdLevelAndEmulations) {
+TEST(Machine, SimdLevel) {
   const std::string level = simd_in_use();
   EXPECT_TRUE(level == "avx512" || level == "avx2" || level == "scalar") << level;
-  EXPECT_FALSE(emulates_int8("none"));
-  EXPECT_FALSE(emulates_int8(""));
-  EXPECT_TRUE(emulates_int8("avx2"));
-  EXPECT_NE(test::error_of([] {
-              emulates_int8("neon", "emulate");
-            }).find("emulate: unknown emulation 'neon'"),
-            std::string::npos);
 }
 
 TEST(Detect, DrawingNames) {

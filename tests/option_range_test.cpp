@@ -83,13 +83,13 @@ TEST(OptionRange, ThreadsAreBoundedByTheMachine) {
   // Every public call that takes threads refuses them before any work.
   const Model m = Model::load(test::real_model_path());
   SessionOptions s;
-  s.threads = 100000;
+  s.exec.threads = 100000;
   expect_message(test::error_of([&] { Session(m, s); }), "threads: 100000 is outside");
   BenchOptions b;
-  b.threads = 32768;
+  b.exec.threads = 32768;
   expect_message(test::error_of([&] { bench(m, b); }), "threads: 32768 is outside");
   CompareOptions c;
-  c.threads = -1;
+  c.exec.threads = -1;
   expect_message(test::error_of([&] { compare(m, m, "no_such_images", c); }),
                  "threads: -1 is outside");
   CalibrateOptions cal;

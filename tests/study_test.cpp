@@ -387,10 +387,10 @@ TEST(StudyCalibration, ArmStatsEqualCalibratingTheArm) {
     const Stats own = calibrate_image_files(g, sha, images, opt).stats;
     const Stats derived = stats_for_arm(stats, g, sha);
     EXPECT_EQ(derived.model_sha256, sha);
-    ASSERT_EQ(derived.values.size(), own.values.size()) << arm_name(arm);
+    ASSERT_EQ(derived.values.size(), own.values.size()) << std::string(edgeq::name(arm));
     for (const auto& [name, h] : own.values) {
       ASSERT_TRUE(derived.values.count(name)) << name;
-      EXPECT_TRUE(derived.values.at(name) == h) << arm_name(arm) << " " << name;
+      EXPECT_TRUE(derived.values.at(name) == h) << std::string(edgeq::name(arm)) << " " << name;
     }
   }
 }
@@ -683,7 +683,7 @@ TEST(StudyQuantize, FilesEqualTheQuantizeCommand) {
   for (Arm arm : {Arm::kB, Arm::kC}) {
     CutSpec spec;
     spec.arm = arm;
-    const std::string arm_path = dir + "/arm" + arm_name(arm) + ".onnx";
+    const std::string arm_path = dir + "/arm" + std::string(edgeq::name(arm)) + ".onnx";
     const std::string bytes = serialize_onnx(cut_model(model, spec));
     write_file_atomic(arm_path, bytes);
     const Graph g = parse_onnx(bytes);
@@ -709,7 +709,8 @@ TEST(StudyQuantize, FilesEqualTheQuantizeCommand) {
                     (repair ? " --images '" + dir + "/calib' --n 2" : ""));
         ASSERT_EQ(r.exit_code, 0) << r.err;
         EXPECT_EQ(read_file(study_file), read_file(cli_file))
-            << "arm " << arm_name(arm) << " " << scheme << (repair ? " with weight repair" : "");
+            << "arm " << std::string(edgeq::name(arm)) << " " << scheme
+            << (repair ? " with weight repair" : "");
       }
   }
 }

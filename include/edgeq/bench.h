@@ -7,16 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "edgeq/exec_options.h"
 #include "edgeq/model.h"
 
 namespace edgeq {
 
 struct BenchOptions {
-  std::string exec = "simulate";  // how a QDQ model runs: "simulate" | "int8"
-  std::string emulate = "none";   // with int8: "none" | "avx2"
-  int threads = 0;                // 0: all cores (shared by the workers)
-  int runs = 20;                  // timed runs (in all, over the workers)
-  int warmup = 3;                 // untimed runs first (each worker)
+  ExecOptions exec;  // exec, emulate, threads (0: all cores, shared by the workers)
+  int runs = 20;     // timed runs (in all, over the workers)
+  int warmup = 3;    // untimed runs first (each worker)
   // More than 1: this many executors at once on their own threads (threads / workers threads
   // each), taking runs from a shared counter; the report's throughput is wall time per run.
   int workers = 1;
@@ -26,7 +25,9 @@ struct BenchOptions {
 struct BenchReport {
   std::string model;             // Model::name()
   int workers = 1, threads = 0;  // threads: the executor's, or each worker's
-  std::string exec, emulate, simd;
+  ExecMode exec = ExecMode::kSimulate;
+  Int8Emulation emulate = Int8Emulation::kNone;
+  std::string simd;
   int runs = 0, warmup = 0;
   // One worker: latency of the timed runs, and planning time.
   double min_ms = 0, median_ms = 0, p95_ms = 0, plan_ms = 0;

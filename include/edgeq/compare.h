@@ -7,20 +7,19 @@
 #include <string>
 #include <vector>
 
+#include "edgeq/exec_options.h"
 #include "edgeq/model.h"
 #include "edgeq/progress.h"
 
 namespace edgeq {
 
 struct CompareOptions {
-  std::string labels;             // YOLO txt labels folder; "" = labels/ beside images/ if there
-  size_t n = 0;                   // the first n images (sorted by path); 0: all
-  float conf = 0.25f;             // detections compared above this score
-  float iou = 0.7f;               // NMS IoU
-  float map_conf = 0.001f;        // detections scored for mAP (as Ultralytics val)
-  std::string exec = "simulate";  // how the test model runs: "simulate" | "int8"
-  std::string emulate = "none";   // with int8: "none" | "avx2"
-  int threads = 0;                // 0: all cores
+  std::string labels;       // YOLO txt labels folder; "" = labels/ beside images/ if there
+  size_t n = 0;             // the first n images (sorted by path); 0: all
+  float conf = 0.25f;       // detections compared above this score
+  float iou = 0.7f;         // NMS IoU
+  float map_conf = 0.001f;  // detections scored for mAP (as Ultralytics val)
+  ExecOptions exec;         // how the test model runs (exec, emulate, threads)
   // Another engine as the test: each image's preprocessed input written as save_inputs/<k>.npy
   // (k: the image's index from 0), and with test_outputs the test model's outputs read from
   // test_outputs/<k>/<output>.npy ('/', '\\' and ':' in names as '_') instead of running it

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "edgeq/choices.h"
 #include "edgeq/model.h"
 #include "edgeq/progress.h"
 #include "edgeq/session.h"
@@ -16,16 +17,16 @@
 namespace edgeq {
 
 struct DetectOptions {
-  SessionOptions session;  // exec, emulate, threads (inference's), conf, iou, max_det
+  SessionOptions session;  // exec (inference's exec, emulate, threads), conf, iou, max_det
   std::string json;        // detections JSON: one object for an image file, else an array
   std::string draw;        // drawn images: a file for one image, else a folder ("" for none)
   bool pipeline = false;   // read + letterbox, inference, decode + outputs in three threads
-  // With pipeline: "auto" runs the first 4 frames serially, measures their stages and runs the
+  // With pipeline: kAuto runs the first 4 frames serially, measures their stages and runs the
   // rest in threads only where that is predicted faster (giving read and post a core of
   // inference's where inference took them all), else serially; the report says what it chose
-  // and why. "threads" (and drop_late, for live sources) always runs three threads with the
+  // and why. kThreads (and drop_late, for live sources) always runs three threads with the
   // inference threads asked.
-  std::string pipeline_mode = "auto";
+  PipelineMode pipeline_mode = PipelineMode::kAuto;
   size_t queue = 4;  // frames each pipeline queue holds (1 to 4096)
   // Live sources, pipeline only: when inference falls behind, drop the oldest waiting frame
   // instead of making the reader wait.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "edgeq/calibrate.h"
+#include "edgeq/choices.h"
 #include "edgeq/images.h"
 #include "edgeq/model.h"
 #include "edgeq/progress.h"
@@ -33,11 +34,11 @@ struct DoctorOptions {
 };
 
 struct DoctorFinding {
-  std::string severity;  // "error" | "warning" | "info"
-  std::string kind;      // "truncation", "concat-span", "float-tail", "placement", "range", ...
-  std::string value;     // the value at fault ("" when it is about a node)
-  std::string node;      // the node at fault ("" when it is about a value)
-  std::string message;   // one line
+  Severity severity = Severity::kInfo;  // name(): "error" | "warning" | "info"
+  std::string kind;     // "truncation", "concat-span", "float-tail", "placement", "range", ...
+  std::string value;    // the value at fault ("" when it is about a node)
+  std::string node;     // the node at fault ("" when it is about a value)
+  std::string message;  // one line
   std::map<std::string, double> numbers;
 };
 

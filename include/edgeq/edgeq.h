@@ -18,6 +18,7 @@
 #include "edgeq/detect.h"
 #include "edgeq/doctor.h"
 #include "edgeq/error.h"
+#include "edgeq/exec_options.h"
 #include "edgeq/images.h"
 #include "edgeq/inert_options.h"
 #include "edgeq/infer.h"

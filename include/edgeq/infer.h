@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "edgeq/exec_options.h"
 #include "edgeq/model.h"
 
 namespace edgeq {
@@ -50,10 +51,8 @@ RawTensor letterboxed_input(const Model& model, const std::string& path);
 std::string output_npy_path(const std::string& folder, const std::string& output);
 
 struct InferOptions {
-  std::string exec = "simulate";  // how a QDQ model runs: "simulate" | "int8"
-  std::string emulate = "none";   // with int8: "none" | "avx2"
-  int threads = 0;                // 0: all cores
-  bool dequantize = false;        // coded outputs dequantized to float32
+  ExecOptions exec;         // exec, emulate, threads
+  bool dequantize = false;  // coded outputs dequantized to float32
   // The planner's notices (e.g. ops that run in float under int8), one line each, before the run.
   std::function<void(const std::string& line)> on_notice;
 };

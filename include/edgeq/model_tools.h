@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "edgeq/choices.h"
 #include "edgeq/model.h"
 
 namespace edgeq {
@@ -26,12 +27,10 @@ std::string model_summary_json(const Model& model);
 // 19, 22) plus taps; C: the full model plus taps. A tap of layer N is its output's global average
 // and global max pooling (outputs tap_avg{N}, tap_max{N}, [1,C,1,1]).
 struct CutOptions {
-  std::string arm = "C";    // "A", "B" or "C" (any case)
+  Arm arm = Arm::kC;        // name(): "A", "B" or "C"; parse<Arm>() takes any case
   std::vector<int> taps;    // layer indices to tap
   bool taps_given = false;  // arm A: empty taps means 4, 6, 8, 10; B and C: empty means none
 };
-// The arm's name, upper case; throws edgeq::Error for one that is not A, B or C.
-std::string arm_name(const std::string& arm);
 // The arm as a model of its own (dead nodes and unused weights removed). Throws for a model
 // without Ultralytics names, a layer it lacks, or a bad arm or tap.
 Model cut_model(const Model& model, const CutOptions& options);

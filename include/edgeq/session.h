@@ -7,17 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "edgeq/exec_options.h"
 #include "edgeq/images.h"
 #include "edgeq/model.h"
 
 namespace edgeq {
 
 struct SessionOptions {
-  std::string exec = "simulate";  // "simulate" | "int8" (8-bit activations as codes)
-  std::string emulate = "none";   // with int8: "none" | "avx2" (ORT's int8 kernels without VNNI)
-  int threads = 0;                // 0: all cores
-  float conf = 0.25f;             // keep detections scoring above
-  float iou = 0.7f;               // NMS drops same-class boxes overlapping more
+  ExecOptions exec;    // exec, emulate, threads
+  float conf = 0.25f;  // keep detections scoring above
+  float iou = 0.7f;    // NMS drops same-class boxes overlapping more
   int max_det = 300;
 };
 

@@ -8,7 +8,7 @@ BenchReport bench_py(const Model& model, int runs, int warmup, int workers, cons
                      const std::string& emulate, int threads, bool profile) {
   BenchOptions o;
   o.runs = runs, o.warmup = warmup, o.workers = workers;
-  o.exec = exec, o.emulate = emulate, o.threads = threads, o.profile = profile;
+  o.exec = exec_options(exec, emulate, threads), o.profile = profile;
   LongCall call{py::none()};  // Ctrl-C: KeyboardInterrupt before the next run
   return call.run([&](const ProgressCallback&) { return bench(model, o); });
 }
@@ -57,8 +57,8 @@ notices. to_dict() is what `edgeq bench --json` writes (with profile, also under
       .def_readonly("model", &R::model)
       .def_readonly("workers", &R::workers)
       .def_readonly("threads", &R::threads)
-      .def_readonly("exec", &R::exec)
-      .def_readonly("emulate", &R::emulate)
+      .def_property_readonly("exec", [](const R& r) { return std::string(name(r.exec)); })
+      .def_property_readonly("emulate", [](const R& r) { return std::string(name(r.emulate)); })
       .def_readonly("simd", &R::simd)
       .def_readonly("runs", &R::runs)
       .def_readonly("warmup", &R::warmup)

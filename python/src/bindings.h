@@ -69,6 +69,10 @@ class LongCall {
   bool on_main_thread_ = false;
 };
 
+// exec=, emulate=, threads= as ExecOptions: the names parsed (edgeq::parse, any case; an Error
+// "exec: 'x' is not one of simulate, int8"), the whole checked by edgeq::validate(ExecOptions).
+ExecOptions exec_options(const std::string& exec, const std::string& emulate, int threads);
+
 // A numpy array HxWx3 uint8 (BGR, C-contiguous) as a frame; throws edgeq::Error naming `what`.
 ImageFrame frame_from_array(const py::handle& array, const std::string& what);
 // A str / os.PathLike path (folder, list file, video or image), or a sequence of paths and

@@ -11,7 +11,7 @@ CompareReport compare_py(const Model& reference, const Model& test, const py::ob
   o.labels = labels.is_none() ? "" : path_string(labels);
   o.n = n;
   o.conf = conf, o.iou = iou, o.map_conf = map_conf;
-  o.exec = exec, o.emulate = emulate, o.threads = threads;
+  o.exec = exec_options(exec, emulate, threads);
   const std::string folder = path_string(images);
   LongCall call(std::move(progress));
   return call.run([&](const ProgressCallback& cb) {

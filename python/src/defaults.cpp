@@ -57,9 +57,9 @@ py::dict compare_defaults() {
   d["conf"] = decimal(o.conf);
   d["iou"] = decimal(o.iou);
   d["map_conf"] = decimal(o.map_conf);
-  d["exec"] = o.exec;
-  d["emulate"] = o.emulate;
-  d["threads"] = o.threads;
+  d["exec"] = std::string(name(o.exec.mode));
+  d["emulate"] = std::string(name(o.exec.emulate));
+  d["threads"] = o.exec.threads;
   return d;
 }
 
@@ -80,18 +80,18 @@ py::dict bench_defaults() {
   d["runs"] = o.runs;
   d["warmup"] = o.warmup;
   d["workers"] = o.workers;
-  d["exec"] = o.exec;
-  d["emulate"] = o.emulate;
-  d["threads"] = o.threads;
+  d["exec"] = std::string(name(o.exec.mode));
+  d["emulate"] = std::string(name(o.exec.emulate));
+  d["threads"] = o.exec.threads;
   d["profile"] = o.profile;
   return d;
 }
 
 py::dict session_defaults(const SessionOptions& o) {
   py::dict d;
-  d["exec"] = o.exec;
-  d["emulate"] = o.emulate;
-  d["threads"] = o.threads;
+  d["exec"] = std::string(name(o.exec.mode));
+  d["emulate"] = std::string(name(o.exec.emulate));
+  d["threads"] = o.exec.threads;
   d["conf"] = decimal(o.conf);
   d["iou"] = decimal(o.iou);
   d["max_det"] = o.max_det;
@@ -102,7 +102,7 @@ py::dict detect_defaults() {
   const DetectOptions o;
   py::dict d;
   d["pipeline"] = o.pipeline;
-  d["pipeline_mode"] = o.pipeline_mode;
+  d["pipeline_mode"] = std::string(name(o.pipeline_mode));
   d["queue"] = o.queue;
   d["drop_late"] = o.drop_late;
   for (const auto& [key, value] : session_defaults(o.session)) d[key] = value;

@@ -13,14 +13,14 @@ DetectReport detect_py(const Model& model, const py::object& source, const py::d
   o.json = path_or_empty("json");
   o.draw = path_or_empty("draw");
   o.pipeline = kw["pipeline"].cast<bool>();
-  o.pipeline_mode = kw["pipeline_mode"].cast<std::string>();
+  o.pipeline_mode = parse<PipelineMode>(kw["pipeline_mode"].cast<std::string>());
   const int queue = kw["queue"].cast<int>();
   if (queue < 1) throw Error("queue must be in [1, 4096], got " + std::to_string(queue));
   o.queue = static_cast<size_t>(queue);
   o.drop_late = kw["drop_late"].cast<bool>();
   SessionOptions& s = o.session;
-  s.exec = kw["exec"].cast<std::string>(), s.emulate = kw["emulate"].cast<std::string>();
-  s.threads = kw["threads"].cast<int>();
+  s.exec = exec_options(kw["exec"].cast<std::string>(), kw["emulate"].cast<std::string>(),
+                        kw["threads"].cast<int>());
   s.conf = kw["conf"].cast<float>(), s.iou = kw["iou"].cast<float>();
   s.max_det = kw["max_det"].cast<int>();
   if (!on_frame.is_none()) {

@@ -28,14 +28,17 @@ DoctorReport doctor_py(const Model& model, const py::object& stats, const std::s
 
 void bind_doctor(py::module_& m) {
   py::class_<DoctorFinding>(m, "Finding", "One thing the doctor found (edgeq.doctor()).")
-      .def_readonly("severity", &DoctorFinding::severity, "'error' | 'warning' | 'info'")
+      .def_property_readonly(
+          "severity", [](const DoctorFinding& f) { return std::string(name(f.severity)); },
+          "'error' | 'warning' | 'info'")
       .def_readonly("kind", &DoctorFinding::kind, "'truncation', 'float-tail', 'placement', ...")
       .def_readonly("value", &DoctorFinding::value, "the value at fault ('' for a node)")
       .def_readonly("node", &DoctorFinding::node, "the node at fault ('' for a value)")
       .def_readonly("message", &DoctorFinding::message)
       .def_readonly("numbers", &DoctorFinding::numbers)
       .def("__repr__", [](const DoctorFinding& f) {
-        return "<edgeq.Finding " + f.severity + " [" + f.kind + "] " + f.message + ">";
+        return "<edgeq.Finding " + std::string(name(f.severity)) + " [" + f.kind + "] " +
+               f.message + ">";
       });
   py::class_<SensitivityRow>(m, "SensitivityRow", "One value's (or block's) output error at 8 bit.")
       .def_readonly("value", &SensitivityRow::value)

@@ -100,12 +100,21 @@ py::dict run_py(PySession& s, const py::dict& inputs) {
 
 }  // namespace
 
+ExecOptions exec_options(const std::string& exec, const std::string& emulate, int threads) {
+  ExecOptions o;
+  o.mode = parse<ExecMode>(exec);
+  o.emulate = parse<Int8Emulation>(emulate);
+  o.threads = threads;
+  validate(o);
+  return o;
+}
+
 void bind_session(py::module_& m) {
   py::class_<PySession>(m, "_Session")
       .def(py::init([](const Model& model, const std::string& exec, const std::string& emulate,
                        int threads, float conf, float iou, int max_det) {
              SessionOptions o;
-             o.exec = exec, o.emulate = emulate, o.threads = threads;
+             o.exec = exec_options(exec, emulate, threads);
              o.conf = conf, o.iou = iou, o.max_det = max_det;
              py::gil_scoped_release release;
              return std::make_unique<PySession>(model, o);

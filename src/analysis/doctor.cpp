@@ -223,7 +223,7 @@ std::string format_doctor_report(const DoctorResult& r, size_t max_info) {
   size_t shown_info = 0;
   for (const Finding& x : r.findings) {
     if (x.severity == Severity::kInfo && shown_info++ >= max_info) continue;
-    os << severity_name(x.severity) << " [" << x.kind << "] ";
+    os << name(x.severity) << " [" << x.kind << "] ";
     if (!x.value.empty()) os << x.value;
     if (!x.value.empty() && !x.node.empty()) os << " @ ";
     if (!x.node.empty()) os << x.node;

@@ -6,17 +6,6 @@
 
 namespace edgeq {
 
-const char* severity_name(Severity s) {
-  switch (s) {
-    case Severity::kError:
-      return "error";
-    case Severity::kWarning:
-      return "warning";
-    default:
-      return "info";
-  }
-}
-
 void sort_findings(std::vector<Finding>& findings) {
   std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
     if (a.severity != b.severity) return a.severity > b.severity;
@@ -28,7 +17,7 @@ void sort_findings(std::vector<Finding>& findings) {
 
 nlohmann::json finding_to_json(const Finding& f) {
   nlohmann::json j = {
-      {"severity", severity_name(f.severity)}, {"kind", f.kind}, {"message", f.message}};
+      {"severity", std::string(name(f.severity))}, {"kind", f.kind}, {"message", f.message}};
   if (!f.value.empty()) j["value"] = f.value;
   if (!f.node.empty()) j["node"] = f.node;
   nlohmann::json nums = nlohmann::json::object();

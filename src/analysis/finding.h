@@ -1,15 +1,16 @@
 // Finding: one thing `doctor` reports about a model (a truncated encoding, a Concat whose inputs
 // differ in span, an op that would run on the CPU, ...), with the numbers behind it.
 #pragma once
-#include "edgeq/choices.h"
 #include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
+#include "edgeq/choices.h"
+
 namespace edgeq {
 
-// edgeq::Severity (info < warning < error): edgeq/choices.h
+// edgeq::Severity (info < warning < error): edgeq/choices.h; name(): "error" | "warning" | "info"
 
 struct Finding {
   Severity severity = Severity::kInfo;
@@ -21,7 +22,6 @@ struct Finding {
   std::map<std::string, double> numbers;
 };
 
-const char* severity_name(Severity s);  // "error" | "warning" | "info"
 // Most severe first, then by score (descending), then by kind and name (stable, deterministic).
 void sort_findings(std::vector<Finding>& findings);
 nlohmann::json finding_to_json(const Finding& f);

@@ -94,7 +94,7 @@ nlohmann::json profile_json(const BenchReport& r) {
 BenchReport report_for(const Model& model, const BenchOptions& o) {
   BenchReport r;
   r.model = model.name(), r.workers = o.workers;
-  r.exec = o.exec, r.emulate = o.emulate, r.simd = simd_level_name(simd_level());
+  r.exec = o.exec.mode, r.emulate = o.exec.emulate, r.simd = simd_level_name(simd_level());
   r.runs = o.runs, r.warmup = o.warmup;
   return r;
 }
@@ -127,7 +127,7 @@ BenchReport bench(const Model& model, const BenchOptions& o) {
   check_option("warmup", o.warmup, ranges::kWarmup);
   check_option("workers", o.workers, ranges::workers());
   const Graph& g = impl_of(model).graph;
-  ExecutorOptions opt = executor_options(o.exec, o.emulate, o.threads);
+  ExecutorOptions opt = executor_options(o.exec);
   const std::map<std::string, Tensor> inputs = random_inputs(g);
   if (o.workers > 1) return bench_workers(model, g, inputs, opt, o);
 
@@ -148,8 +148,8 @@ BenchReport bench(const Model& model, const BenchOptions& o) {
   r.quantized_io = !coded_io(g).empty();
   nlohmann::json j = {{"model", r.model},
                       {"threads", r.threads},
-                      {"exec", r.exec},
-                      {"emulate", r.emulate},
+                      {"exec", std::string(name(r.exec))},
+                      {"emulate", std::string(name(r.emulate))},
                       {"simd", r.simd},
                       {"workers", 1},
                       {"runs", r.runs},

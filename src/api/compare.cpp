@@ -25,7 +25,7 @@ CompareReport compare(const Model& reference, const Model& test, const std::stri
   opt.post.conf = o.conf;
   opt.post.iou = o.iou;
   opt.map_conf = o.map_conf;
-  const ExecutorOptions e = executor_options(o.exec, o.emulate, o.threads);
+  const ExecutorOptions e = executor_options(o.exec);
   opt.exec = e.exec;
   opt.emulate = e.emulate;
   opt.threads = e.threads;

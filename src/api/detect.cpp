@@ -34,8 +34,7 @@ DetectReport detect(const Model& model, const std::string& source, const DetectO
   const SessionOptions& s = o.session;
   EDGEQ_CHECK(o.pipeline || (!o.drop_late && o.queue == DetectOptions().queue),
               "queue and drop_late apply to the pipeline only");
-  EDGEQ_CHECK(o.pipeline_mode == "auto" || o.pipeline_mode == "threads",
-              "pipeline_mode must be auto or threads, got '", o.pipeline_mode, "'");
+  (void)name(o.pipeline_mode);  // a value no name stands for (a cast) throws
   check_option("queue", o.queue, ranges::kQueue);
   const ExecutorOptions exec = session_executor_options(s);
   std::unique_ptr<FrameSource> frames = open_frames(source);  // fails fast on a bad source
@@ -86,8 +85,8 @@ DetectReport detect(const Model& model, const std::string& source, const DetectO
   const PipelineOptions queues{o.queue, o.drop_late};
   if (!o.pipeline) {
     rep.stats = run_serial(stages, &halt);
-  } else if (o.pipeline_mode == "threads" || o.drop_late) {  // a live source keeps its reader
-    rep.pipeline_mode = "threads";
+  } else if (o.pipeline_mode == PipelineMode::kThreads || o.drop_late) {
+    rep.pipeline_mode = PipelineMode::kThreads;  // a live source keeps its reader
     rep.stats = run_pipelined(stages, queues, &halt);
   } else {
     rep.pipeline_mode = o.pipeline_mode;

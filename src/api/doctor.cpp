@@ -81,7 +81,7 @@ void rank(const Graph& view, const Stats& stats, const TargetOps& target, const 
 }
 
 DoctorFinding finding(const Finding& f) {
-  return {severity_name(f.severity), f.kind, f.value, f.node, f.message, f.numbers};
+  return {f.severity, f.kind, f.value, f.node, f.message, f.numbers};
 }
 
 }  // namespace

@@ -2,17 +2,23 @@
 
 #include "core/error.h"
 #include "core/option_range.h"
-#include "runtime/int8_pairs.h"
 
 namespace edgeq {
 
-ExecutorOptions executor_options(const std::string& exec, const std::string& emulate, int threads) {
+void validate(const ExecOptions& o) {
+  check_option("threads", o.threads, ranges::threads());
+  (void)name(o.mode);  // a value no name stands for (a cast) throws
+  (void)name(o.emulate);
+  EDGEQ_CHECK(o.emulate == Int8Emulation::kNone || o.mode == ExecMode::kInt8, "emulate ",
+              name(o.emulate), " needs exec int8 (simulate is the exact QDQ formula)");
+}
+
+ExecutorOptions executor_options(const ExecOptions& o) {
+  validate(o);
   ExecutorOptions e;
-  e.threads = check_option("threads", threads, ranges::threads());
-  e.exec = parse_exec_mode(exec);
-  e.emulate = parse_int8_emulation(emulate, "emulate");
-  EDGEQ_CHECK(e.emulate == Int8Emulation::kNone || e.exec == ExecMode::kInt8, "emulate ", emulate,
-              " needs exec int8 (simulate is the exact QDQ formula)");
+  e.threads = o.threads;
+  e.exec = o.mode;
+  e.emulate = o.emulate;
   return e;
 }
 
@@ -20,7 +26,7 @@ ExecutorOptions session_executor_options(const SessionOptions& o) {
   check_option("conf", o.conf, ranges::kFraction);
   check_option("iou", o.iou, ranges::kFraction);
   check_option("max_det", o.max_det, ranges::kMaxDet);
-  return executor_options(o.exec, o.emulate, o.threads);
+  return executor_options(o.exec);
 }
 
 }  // namespace edgeq

@@ -99,7 +99,7 @@ std::string output_npy_path(const std::string& folder, const std::string& output
 std::vector<RawTensor> infer(const Model& model, const std::vector<RawTensor>& inputs,
                              const InferOptions& o) {
   const Graph& g = impl_of(model).graph;
-  ExecutorOptions options = executor_options(o.exec, o.emulate, o.threads);
+  ExecutorOptions options = executor_options(o.exec);
   options.float_io = false;
   const std::vector<CodedValue> coded = coded_io(g);
   bool coded_out = false;

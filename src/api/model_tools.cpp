@@ -31,18 +31,14 @@ std::string model_summary_json(const Model& model) {
   return json_text(j, 2);
 }
 
-std::string arm_name(const std::string& arm) {
-  return arm_name(parse_arm(arm));
-}
-
 Model cut_model(const Model& model, const CutOptions& options) {
   CutSpec spec;
-  spec.arm = parse_arm(options.arm);
+  spec.arm = options.arm;
   spec.taps = options.taps;
   spec.taps_given = options.taps_given;
   const Graph arm = cut_model(impl_of(model).graph, spec);
   return Model::from_bytes(serialize_onnx(arm),
-                           model.name() + " (arm " + arm_name(spec.arm) + std::string(")"));
+                           model.name() + " (arm " + std::string(name(spec.arm)) + ")");
 }
 
 PatchedModel patch_activations(const Model& qdq_model, const PatchOptions& options) {

@@ -37,7 +37,7 @@ nlohmann::json run_report_json(const RunReport& r) {
                       {"end_to_end_ms", latency_json(s.timings.end_to_end())},
                       {"peak_rss_bytes", r.peak_rss_bytes}};
   if (r.pipeline) {
-    j["pipeline_mode"] = r.pipeline_mode;
+    j["pipeline_mode"] = std::string(name(r.pipeline_mode));
     if (r.choice)
       j["pipeline_choice"] = {{"ran", r.choice->threaded ? "threads" : "serial"},
                               {"infer_threads", r.choice->infer_threads},
@@ -69,8 +69,9 @@ void print_run_summary(const RunReport& r, std::ostream& os) {
      << format_duration(s.wall_s) << " (" << line << ", "
      << (!r.pipeline ? std::string("serial")
          : r.choice && !r.choice->threaded
-             ? "pipeline " + r.pipeline_mode + ": serial"
-             : "pipeline " + r.pipeline_mode + ", queue " + std::to_string(r.queue))
+             ? "pipeline " + std::string(name(r.pipeline_mode)) + ": serial"
+             : "pipeline " + std::string(name(r.pipeline_mode)) + ", queue " +
+                   std::to_string(r.queue))
      << ", inference " << r.infer_threads << " thread" << (r.infer_threads == 1 ? "" : "s")
      << "); dropped " << s.dropped << ", skipped " << r.skipped;
   if (r.missing_frames > 0)

@@ -9,15 +9,16 @@
 
 #include "deploy/frame_timings.h"
 #include "deploy/pipeline_choice.h"
+#include "edgeq/choices.h"
 
 namespace edgeq {
 
 struct RunReport {
   std::string model, source;
   bool pipeline = false;
-  std::string pipeline_mode;             // pipeline only: "auto" or "threads"
-  std::optional<PipelineChoice> choice;  // what "auto" chose
-  size_t queue = 0;                      // pipeline only
+  PipelineMode pipeline_mode = PipelineMode::kAuto;  // pipeline only
+  std::optional<PipelineChoice> choice;              // what "auto" chose
+  size_t queue = 0;                                  // pipeline only
   bool drop_late = false;
   int infer_threads = 0;  // the executor's (after the choice); read and post use one thread each
   size_t detections = 0;

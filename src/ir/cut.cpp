@@ -1,7 +1,6 @@
 #include "ir/cut.h"
 
 #include <algorithm>
-#include <cctype>
 #include <set>
 
 #include "core/error.h"
@@ -57,27 +56,6 @@ void add_tap(Graph& g, int layer, const std::string& value) {
 }
 
 }  // namespace
-
-Arm parse_arm(const std::string& s) {
-  std::string u;
-  for (char c : s) u += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (u == "A") return Arm::kA;
-  if (u == "B") return Arm::kB;
-  if (u == "C") return Arm::kC;
-  fail("unknown arm '", s, "': expected A (backbone 0-10 + taps), B (0-22, P3/P4/P5) or C (full)");
-}
-
-const char* arm_name(Arm arm) {
-  switch (arm) {
-    case Arm::kA:
-      return "A";
-    case Arm::kB:
-      return "B";
-    case Arm::kC:
-      return "C";
-  }
-  return "?";
-}
 
 std::vector<int> default_tap_layers() {
   return {4, 6, 8, 10};
@@ -136,14 +114,14 @@ std::string tap_max_name(int layer) {
 Graph cut_model(const Graph& model, const CutSpec& spec) {
   const int model_last = last_layer(model);
   const int arm_last = arm_last_layer(spec.arm, model_last);
-  EDGEQ_CHECK(arm_last <= model_last, "arm ", arm_name(spec.arm), " needs layers 0-", arm_last,
+  EDGEQ_CHECK(arm_last <= model_last, "arm ", name(spec.arm), " needs layers 0-", arm_last,
               " but model '", model.name, "' has layers 0-", model_last);
 
   std::vector<int> taps = spec.taps;
   if (spec.arm == Arm::kA && taps.empty()) taps = default_tap_layers();
   std::set<int> seen;
   for (int t : taps) {
-    EDGEQ_CHECK(t >= 0 && t <= arm_last, "tap layer ", t, " is outside arm ", arm_name(spec.arm),
+    EDGEQ_CHECK(t >= 0 && t <= arm_last, "tap layer ", t, " is outside arm ", name(spec.arm),
                 " (layers 0-", arm_last, ")");
     EDGEQ_CHECK(seen.insert(t).second, "tap layer ", t, " is given twice");
   }
@@ -163,7 +141,7 @@ Graph cut_model(const Graph& model, const CutSpec& spec) {
     for (const auto& v : pyramid) g.outputs.push_back({v, DType::kFloat32, {}});
   }
   for (const auto& [layer, value] : tap_values) add_tap(g, layer, value);
-  EDGEQ_CHECK(!g.outputs.empty(), "arm ", arm_name(spec.arm), " would have no outputs");
+  EDGEQ_CHECK(!g.outputs.empty(), "arm ", name(spec.arm), " would have no outputs");
 
   g.sort_topologically();
   g.remove_dead_nodes();
@@ -178,7 +156,7 @@ Graph cut_model(const Graph& model, const CutSpec& spec) {
   infer_output_shapes(g);
   std::string tap_list;
   for (int t : taps) tap_list += (tap_list.empty() ? "" : ",") + std::to_string(t);
-  g.metadata.push_back({"edgeq_arm", arm_name(spec.arm)});
+  g.metadata.push_back({"edgeq_arm", std::string(name(spec.arm))});
   if (!tap_list.empty()) g.metadata.push_back({"edgeq_taps", tap_list});
   return g;
 }

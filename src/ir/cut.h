@@ -9,19 +9,15 @@
 //   Arm C: the full model, outputs = the model's outputs, plus taps when asked for.
 // A tap of layer N is GlobalAveragePool and GlobalMaxPool of layer N's output ([1,C,1,1]).
 #pragma once
-#include "edgeq/choices.h"
 #include <string>
 #include <vector>
 
+#include "edgeq/choices.h"
 #include "ir/graph.h"
 
 namespace edgeq {
 
-// edgeq::Arm: edgeq/choices.h
-
-// "A" / "B" / "C" (any case); throws naming the value otherwise.
-Arm parse_arm(const std::string& s);
-const char* arm_name(Arm arm);
+// edgeq::Arm: edgeq/choices.h; parse<Arm>() (any case) / name(): "A" / "B" / "C"
 // The default taps of arm A (and of "--taps" without a list): layers 4, 6, 8, 10.
 std::vector<int> default_tap_layers();
 

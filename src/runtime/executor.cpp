@@ -187,12 +187,6 @@ std::vector<std::string> Executor::stored_values() {
   return out;
 }
 
-ExecMode parse_exec_mode(const std::string& s) {
-  if (s == "simulate") return ExecMode::kSimulate;
-  if (s == "int8") return ExecMode::kInt8;
-  fail("unknown execution mode '", s, "' (choose simulate or int8)");
-}
-
 std::vector<std::string> Executor::notices() {
   if (!plan_) prepare();
   return plan_->notices;

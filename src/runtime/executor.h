@@ -2,7 +2,6 @@
 // runs it many times. Hooks attach to values by name; a hooked value is always materialized in
 // its logical (ONNX) layout before the hook sees it, and fusion never hides it.
 #pragma once
-#include "edgeq/choices.h"
 #include <functional>
 #include <map>
 #include <memory>
@@ -10,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "edgeq/choices.h"
 #include "ir/graph.h"
 #include "runtime/int8_pairs.h"
 #include "runtime/kernel.h"
@@ -20,10 +20,7 @@ namespace edgeq {
 // QuantizeLinear and DequantizeLinear); kInt8 with its 8-bit activations as uint8 codes and integer
 // kernels (runtime/int8_lowering.h). Float models run the same either way, but kInt8 refuses a
 // model without 8-bit activations.
-// (edgeq::ExecMode: edgeq/choices.h)
-
-// "simulate" | "int8"; throws listing the choices.
-ExecMode parse_exec_mode(const std::string& s);
+// (edgeq::ExecMode: edgeq/choices.h; parse<ExecMode>() / name())
 
 struct ExecutorOptions {
   int threads = 0;            // 0: all cores

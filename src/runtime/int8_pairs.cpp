@@ -107,15 +107,4 @@ PairCount count_weight_pairs(const Tensor& weights, PairOrder order) {
   return n;
 }
 
-Int8Emulation parse_int8_emulation(const std::string& s, const std::string& what) {
-  if (s == "none" || s.empty()) return Int8Emulation::kNone;
-  if (s == "avx2") return Int8Emulation::kAvx2;
-  fail(what, ": unknown emulation '", s,
-       "'; choices: none, avx2 (ONNX Runtime's int8 kernels on x86 without VNNI)");
-}
-
-const char* int8_emulation_name(Int8Emulation e) {
-  return e == Int8Emulation::kAvx2 ? "avx2" : "none";
-}
-
 }  // namespace edgeq

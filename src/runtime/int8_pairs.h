@@ -3,7 +3,6 @@
 // a saturating int16 (vpmaddubsw): 255 x (w_a + w_b) leaves int16 when two weights of one sign add
 // up to 129 or more in magnitude. With VNNI (vpdpbusd) the products go straight into int32.
 #pragma once
-#include "edgeq/choices.h"
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "edgeq/choices.h"
 
 namespace edgeq {
 
@@ -84,9 +84,6 @@ inline int32_t saturate_int16(int32_t v) {
   return v > 32767 ? 32767 : v < -32768 ? -32768 : v;
 }
 
-// (edgeq::Int8Emulation: edgeq/choices.h)
-// "none" | "avx2"; throws naming `what` (the option) and the choices.
-Int8Emulation parse_int8_emulation(const std::string& s, const std::string& what);
-const char* int8_emulation_name(Int8Emulation e);
+// (edgeq::Int8Emulation: edgeq/choices.h; parse<Int8Emulation>() / name())
 
 }  // namespace edgeq

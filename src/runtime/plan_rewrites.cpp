@@ -73,8 +73,7 @@ Graph runtime_graph(const Graph& g, const std::vector<bool>& folded, ValueDescs&
   EDGEQ_CHECK(!int8 || (opt.fold_qdq && !watches.all),
               "int8 execution needs folded QDQ pairs and cannot watch every value (calibration and "
               "per-value comparisons use the simulated execution)");
-  EDGEQ_CHECK(int8 || opt.emulate == Int8Emulation::kNone, "emulating ",
-              int8_emulation_name(opt.emulate),
+  EDGEQ_CHECK(int8 || opt.emulate == Int8Emulation::kNone, "emulating ", name(opt.emulate),
               " arithmetic needs the int8 execution (the simulation is the exact QDQ formula)");
   Graph rt;
   rt.opsets = g.opsets;

@@ -201,7 +201,7 @@ void check_study_options(const StudyOptions& o) {
   EDGEQ_CHECK(!o.arms.empty(), "arms: no arm given");
   std::set<Arm> arms;
   for (const std::string& a : o.arms)
-    EDGEQ_CHECK(arms.insert(parse_arm(a)).second, "arms: '", a,
+    EDGEQ_CHECK(arms.insert(parse<Arm>(a, "arms")).second, "arms: '", a,
                 "' names an arm given before (each arm runs once)");
   const std::string p = study_placement(o);
   EDGEQ_CHECK(p == "ort" || p == "qnn" || p == "cpu", "placement: '", p,

@@ -274,10 +274,11 @@ void StudyRunner::calibrate(ModelState& m) {
 ArmState StudyRunner::cut(ModelState& m, Arm arm) {
   ArmState a;
   a.arm = arm;
-  const std::string key = cache_key({kCacheVersion, "cut", m.sha, arm_name(arm)});
+  const std::string arm_text(edgeq::name(arm));
+  const std::string key = cache_key({kCacheVersion, "cut", m.sha, arm_text});
   a.path = cache_.path("cut", key, ".onnx");
   a.id = step_id("cut", key);
-  a.cut = step(m.name + " arm " + arm_name(arm) + " cut", "cut", key, ".onnx", {}, [&] {
+  a.cut = step(m.name + " arm " + arm_text + " cut", "cut", key, ".onnx", {}, [&] {
     CutSpec spec;
     spec.arm = arm;
     Graph g = cut_model(m.model(), spec);
@@ -296,7 +297,7 @@ ArmState StudyRunner::cut(ModelState& m, Arm arm) {
 
 void StudyRunner::run_scheme(ModelState& m, ArmState& a, const StudyScheme& s,
                              const nlohmann::json& fp32_bench) {
-  const std::string label = m.name + " arm " + arm_name(a.arm) + " " + s.name;
+  const std::string label = m.name + " arm " + std::string(edgeq::name(a.arm)) + " " + s.name;
   const std::string placement = study_placement(o_);
   std::vector<std::string> qparts = {
       kCacheVersion, "quantize",
@@ -327,12 +328,12 @@ void StudyRunner::run_scheme(ModelState& m, ArmState& a, const StudyScheme& s,
   const nlohmann::json doc =
       step(label + " doctor", "doctor", cache_key({kCacheVersion, "doctor", qkey, o_.target}), "",
            {qid, a.id, calib_id}, [&] { return doctor_step(qpath, a.arm_stats(m), o_.target); });
-  const std::string exec = s.base == "w8a8" ? "int8" : "simulate";
+  const ExecMode exec = s.base == "w8a8" ? ExecMode::kInt8 : ExecMode::kSimulate;
   const nlohmann::json bench =
       step(label + " latency", "bench",
-           cache_key({kCacheVersion, "bench+io", kBenchVersion, qkey, exec,
-                      std::to_string(o_.bench_runs), std::to_string(o_.bench_warmup),
-                      std::to_string(o_.threads)}),
+           cache_key({kCacheVersion, "bench+io", kBenchVersion, qkey,
+                      std::string(edgeq::name(exec)), std::to_string(o_.bench_runs),
+                      std::to_string(o_.bench_warmup), std::to_string(o_.threads)}),
            "", {qid, a.id, calib_id}, [&] {
              // The outputs' ranges for quantized I/O.
              const CalibrationStats& stats = a.arm_stats(m);
@@ -353,7 +354,7 @@ void StudyRunner::run_scheme(ModelState& m, ArmState& a, const StudyScheme& s,
 
   nlohmann::json run;
   run["model"] = m.name;
-  run["arm"] = arm_name(a.arm);
+  run["arm"] = std::string(edgeq::name(a.arm));
   run["scheme"] = s.name;
   run["placement"] = quant.at("placement");
   run["exec"] = bench.at("exec");
@@ -390,7 +391,7 @@ void StudyRunner::run_scheme(ModelState& m, ArmState& a, const StudyScheme& s,
 void StudyRunner::prepare() {
   check_study_options(o_);
   for (const std::string& s : o_.schemes) schemes_.push_back(parse_study_scheme(s));
-  for (const std::string& a : o_.arms) arms_.push_back(parse_arm(a));
+  for (const std::string& a : o_.arms) arms_.push_back(parse<Arm>(a, "arms"));
   // Inputs, hashed: every step's key is built from these.
   for (const CalibrationImage& im :
        sample_calibration_images(list_calibration_images(o_.images), o_.calib_n, o_.seed))
@@ -441,18 +442,21 @@ nlohmann::json StudyRunner::traverse(const std::vector<std::string>& model_paths
     for (Arm arm : arms_) try {
         ArmState a = cut(m, arm);
         const nlohmann::json fp32 = step(
-            m.name + " arm " + arm_name(arm) + " FP32 latency", "bench",
-            cache_key({kCacheVersion, "bench", kBenchVersion, a.sha, "simulate",
-                       std::to_string(o_.bench_runs), std::to_string(o_.bench_warmup),
-                       std::to_string(o_.threads)}),
+            m.name + " arm " + std::string(edgeq::name(arm)) + " FP32 latency", "bench",
+            cache_key({kCacheVersion, "bench", kBenchVersion, a.sha,
+                       std::string(edgeq::name(ExecMode::kSimulate)), std::to_string(o_.bench_runs),
+                       std::to_string(o_.bench_warmup), std::to_string(o_.threads)}),
             "", {a.id}, [&] {
-              return bench_step(a.path, "simulate", o_.bench_runs, o_.bench_warmup, o_.threads);
+              return bench_step(a.path, ExecMode::kSimulate, o_.bench_runs, o_.bench_warmup,
+                                o_.threads);
             });
         for (const StudyScheme& s : schemes_) {
           std::string why;
           if (!applicable(s, arm, &why)) {
-            skipped_.push_back(
-                {{"model", m.name}, {"arm", arm_name(arm)}, {"scheme", s.name}, {"reason", why}});
+            skipped_.push_back({{"model", m.name},
+                                {"arm", std::string(edgeq::name(arm))},
+                                {"scheme", s.name},
+                                {"reason", why}});
             continue;
           }
           try {

@@ -60,13 +60,12 @@ nlohmann::json map_json(const nlohmann::json& t) {
   return j;
 }
 
-nlohmann::json bench_json(const Model& model, const std::string& exec, int runs, int warmup,
-                          int threads) {
+nlohmann::json bench_json(const Model& model, ExecMode exec, int runs, int warmup, int threads) {
   BenchOptions b;
-  b.exec = exec;
+  b.exec.mode = exec;
+  b.exec.threads = threads;
   b.runs = runs;
   b.warmup = warmup;
-  b.threads = threads;
   return parse_json_text(bench(model, b).json);
 }
 
@@ -131,7 +130,7 @@ nlohmann::json compare_step(const std::string& fp32_path, const std::string& q_p
   CompareOptions co;
   co.labels = labels;
   co.n = static_cast<size_t>(test_n);
-  co.threads = threads;
+  co.exec.threads = threads;
   co.keep_detections = static_cast<size_t>(keep_detections);
   const nlohmann::json rep =
       parse_json_text(compare(Model::load(fp32_path), Model::load(q_path), test, co).json);
@@ -194,9 +193,10 @@ nlohmann::json doctor_step(const std::string& q_path, const CalibrationStats& ar
   nlohmann::json counts = {{"error", 0}, {"warning", 0}, {"info", 0}};
   nlohmann::json first = nlohmann::json::array();
   for (const DoctorFinding& f : rep.findings) {
-    counts[f.severity] = counts[f.severity].get<int>() + 1;
+    const std::string severity(name(f.severity));
+    counts[severity] = counts[severity].get<int>() + 1;
     if (first.size() < top)
-      first.push_back({{"severity", f.severity},
+      first.push_back({{"severity", severity},
                        {"kind", f.kind},
                        {"value", f.value.empty() ? f.node : f.value},
                        {"message", f.message}});
@@ -204,8 +204,8 @@ nlohmann::json doctor_step(const std::string& q_path, const CalibrationStats& ar
   return {{"findings", counts}, {"top", first}};
 }
 
-nlohmann::json bench_step(const std::string& path, const std::string& exec, int runs, int warmup,
-                          int threads, const CalibrationStats* io_stats) {
+nlohmann::json bench_step(const std::string& path, ExecMode exec, int runs, int warmup, int threads,
+                          const CalibrationStats* io_stats) {
   const Model model = Model::load(path);
   // The cache entry's name, not its path: the cache may be shared or moved.
   const std::string name = std::filesystem::path(path).filename().string();

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "edgeq/calibrate.h"
+#include "edgeq/choices.h"
 #include "ir/graph.h"
 #include "study/study_options.h"
 
@@ -38,10 +39,10 @@ nlohmann::json doctor_step(const std::string& q_path, const CalibrationStats& ar
                            const std::string& target, size_t top = 5);
 
 // The public bench's JSON (edgeq::bench, BenchReport::json) for the model file on edgeq's
-// executor ("simulate" | "int8"), "model" being the file's name. With `io_stats` (a QDQ model and
+// executor (simulate or int8), "model" being the file's name. With `io_stats` (a QDQ model and
 // its arm's statistics), also "quantized_io": the same for its quantized-I/O variant
 // (edgeq::quantize_model_io, both ends).
-nlohmann::json bench_step(const std::string& path, const std::string& exec, int runs, int warmup,
-                          int threads, const CalibrationStats* io_stats = nullptr);
+nlohmann::json bench_step(const std::string& path, ExecMode exec, int runs, int warmup, int threads,
+                          const CalibrationStats* io_stats = nullptr);
 
 }  // namespace edgeq

@@ -194,7 +194,7 @@ def test_detect_writes_what_run_writes(real_model_path, val_dir, run_cli, tmp_pa
                            pipeline_mode="threads")
     assert (tmp_path / "threads.json").read_bytes() == (tmp_path / "cli.json").read_bytes()
     assert threads.to_dict()["pipeline_mode"] == "threads"
-    with pytest.raises(edgeq.Error, match="pipeline_mode must be auto or threads"):
+    with pytest.raises(edgeq.Error, match="pipeline_mode: 'fast' is not one of auto, threads"):
         edgeq.detect(real_model_path, val_dir, pipeline=True, pipeline_mode="fast")
     stopped = edgeq.detect(real_model_path, val_dir, json=tmp_path / "two.json",
                            progress=lambda kind, task, done, total, msg: done < 2)

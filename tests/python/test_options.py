@@ -64,3 +64,40 @@ def test_a_python_default_the_cpp_options_lack_is_refused_at_import():
         @edgeq._defaults_from("bench")
         def bench2(model, *, runs=20):  # a literal where the C++ options have the default
             pass
+
+
+# The run vocabulary (exec, emulate, pipeline_mode): a bad name, or emulate without exec int8, is
+# refused in one line naming the option and the accepted values, before any image is read (the
+# images named here do not exist: the message is the option's, not theirs).
+def test_run_choices_are_refused_before_any_image(real_model_path, tmp_path):
+    none = str(tmp_path / "no_such_images")
+    exec_msg = r"^exec: 'fast' is not one of simulate, int8$"
+    emulate_msg = r"^emulate: 'avx3' is not one of none, avx2$"
+    needs_int8 = r"^emulate avx2 needs exec int8 \(simulate is the exact QDQ formula\)$"
+    with pytest.raises(edgeq.Error, match=exec_msg):
+        edgeq.compare(real_model_path, real_model_path, none, exec="fast", progress=False)
+    with pytest.raises(edgeq.Error, match=emulate_msg):
+        edgeq.compare(real_model_path, real_model_path, none, emulate="avx3", progress=False)
+    with pytest.raises(edgeq.Error, match=needs_int8):
+        edgeq.compare(real_model_path, real_model_path, none, emulate="avx2", progress=False)
+    with pytest.raises(edgeq.Error, match=exec_msg):
+        edgeq.detect(real_model_path, none, exec="fast")
+    with pytest.raises(edgeq.Error, match=emulate_msg):
+        edgeq.detect(real_model_path, none, emulate="avx3")
+    with pytest.raises(edgeq.Error, match=needs_int8):
+        edgeq.detect(real_model_path, none, emulate="avx2")
+    with pytest.raises(edgeq.Error, match=r"^pipeline_mode: 'fast' is not one of auto, threads$"):
+        edgeq.detect(real_model_path, none, pipeline=True, pipeline_mode="fast")
+    with pytest.raises(edgeq.Error, match=exec_msg):
+        edgeq.Session(real_model_path, exec="fast")
+    with pytest.raises(edgeq.Error, match=needs_int8):
+        edgeq.Session(real_model_path, emulate="avx2")
+    with pytest.raises(edgeq.Error, match=emulate_msg):
+        edgeq.bench(real_model_path, runs=1, emulate="avx3")
+    # The source itself, with good options: its own error (so the ones above came first).
+    with pytest.raises(edgeq.Error, match="no_such_images"):
+        edgeq.detect(real_model_path, none)
+    # Any case, as every front end; the defaults and the reports give the names in lower case.
+    rep = edgeq.bench(real_model_path, runs=1, warmup=0, exec="SIMULATE", threads=1)
+    assert rep.exec == "simulate" and rep.emulate == "none"
+    assert rep.to_dict()["exec"] == "simulate" and rep.to_dict()["emulate"] == "none"
