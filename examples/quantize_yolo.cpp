@@ -33,8 +33,8 @@ int main(int argc, char** argv) {
 
     const edgeq::QuantizeSummary& s = quantized.summary();
     std::printf("calibrated %zu images; %s: %zu activations at 8 bit, %zu at 16 bit, %zu float\n",
-                cal.used, std::string(edgeq::name(q.scheme)).c_str(), s.activations_8bit, s.activations_16bit,
-                s.activations_float);
+                cal.used, std::string(edgeq::name(q.scheme)).c_str(), s.activations_8bit,
+                s.activations_16bit, s.activations_float);
     for (const std::string& w : quantized.warnings()) std::printf("warning: %s\n", w.c_str());
     std::printf("wrote %s\n", argv[3]);
   } catch (const edgeq::Error& e) {

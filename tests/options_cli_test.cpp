@@ -180,17 +180,17 @@ TEST(OptionsCli, BadChoicesAreRefusedBeforeAnyImageIsRead) {
     expect_usage_error(w8a16 + " --quantize-io inputs",
                        {"--quantize-io: 'inputs' is not one of none, in, out, both"},
                        d + "/q.onnx");
-    const std::string study = "study --models " + m + " --images " + shell_quote(img) +
-                              " --test " + shell_quote(img) + " --out " + d + "/st";
+    const std::string study = "study --models " + m + " --images " + shell_quote(img) + " --test " +
+                              shell_quote(img) + " --out " + d + "/st";
     expect_usage_error(study + " --range max",
                        {"--range: 'max' is not one of minmax, percentile, entropy, mse"},
                        d + "/st");
     expect_usage_error(study + " --placement gpu",
                        {"--placement: 'gpu' is not one of auto, ort, qnn, cpu"}, d + "/st");
     write_file_atomic(d + "/study.json", R"({"range": "max"})");
-    expect_usage_error(study + " --config " + d + "/study.json",
-                       {"study config: range: 'max' is not one of minmax, percentile, entropy, mse"},
-                       d + "/st");
+    expect_usage_error(
+        study + " --config " + d + "/study.json",
+        {"study config: range: 'max' is not one of minmax, percentile, entropy, mse"}, d + "/st");
     write_file_atomic(d + "/study.json", R"({"placement": "gpu"})");
     expect_usage_error(study + " --config " + d + "/study.json",
                        {"study config: placement: 'gpu' is not one of auto, ort, qnn, cpu"},
@@ -199,7 +199,8 @@ TEST(OptionsCli, BadChoicesAreRefusedBeforeAnyImageIsRead) {
   // Any case names the value: refused here for the missing statistics, past the choices.
   const test::CliResult r = run_cli("quantize --model " + m + " --stats " + d +
                                     "/none.cbor --scheme W8A8 --range MSE --placement QNN "
-                                    "--qdq16 Contrib --quantize-io Both --out " + d + "/q.onnx");
+                                    "--qdq16 Contrib --quantize-io Both --out " +
+                                    d + "/q.onnx");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_EQ(r.err.find("is not one of"), std::string::npos) << r.err;
   EXPECT_TRUE(r.err.find("none.cbor") != std::string::npos ||

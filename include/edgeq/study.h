@@ -33,9 +33,9 @@ struct StudyConfig {
   // cpu/openvino, else ort.
   std::optional<Placement> placement;
   RangeMethod range = RangeMethod::kMinMax;  // minmax | percentile | entropy | mse
-  std::string out;                 // folder for data.json, index.html and cache/
-  size_t calib_n = 128;            // calibration images sampled
-  uint64_t seed = 0;               // calibration sampling seed
+  std::string out;                           // folder for data.json, index.html and cache/
+  size_t calib_n = 128;                      // calibration images sampled
+  uint64_t seed = 0;                         // calibration sampling seed
   int histogram_stride = 64;
   int test_n = 0;      // test images used (0: all)
   int auto_n = 8;      // the search's images

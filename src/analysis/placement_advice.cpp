@@ -44,15 +44,16 @@ Finding placement_advice(const Graph& model, const TargetOps& target) {
   f.kind = "placement";
   f.severity = Severity::kInfo;  // advice: what actually breaks shows as float-tail findings
   f.score = have && *have != target.placement ? 1 : 0;
-  f.message = target.target + " wants Q/DQ placement '" + std::string(edgeq::name(target.placement)) +
-              "'" + (target.placement_why.empty() ? "" : ": " + target.placement_why);
+  f.message = target.target + " wants Q/DQ placement '" +
+              std::string(edgeq::name(target.placement)) + "'" +
+              (target.placement_why.empty() ? "" : ": " + target.placement_why);
   if (!have)
     f.message += " (this model is float)";
   else if (*have == target.placement)
     f.message += "; this model's Q/DQ sit that way";
   else
-    f.message += "; this model's Q/DQ sit as placement '" + std::string(edgeq::name(*have)) +
-                 "' puts them";
+    f.message +=
+        "; this model's Q/DQ sit as placement '" + std::string(edgeq::name(*have)) + "' puts them";
   return f;
 }
 

@@ -1,11 +1,12 @@
 // QuantConfig: every choice `edgeq quantize` makes, as data (scheme, range scheme, placement,
 // 16-bit names, exclusions, per-tensor overrides). Overrides are applied last.
 #pragma once
-#include "edgeq/choices.h"
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+
+#include "edgeq/choices.h"
 
 namespace edgeq {
 
@@ -45,7 +46,7 @@ struct QuantConfig {
   Placement placement = Placement::kOrt;
   RangeMethod range = RangeMethod::kMinMax;  // quant/range_scheme.h
   double percentile = 0;                     // with kPercentile: P (0: 99.99)
-  std::set<std::string> a16;  // values kept at 16 bit under W8A8 (mixed precision)
+  std::set<std::string> a16;                 // values kept at 16 bit under W8A8 (mixed precision)
   // Values of the YOLO head's pixel-space decode tail (quant/decode_tail.h, filled by the
   // caller): constants of the nodes that write them are kept exact or at 16 bit.
   std::set<std::string> decode_tail;

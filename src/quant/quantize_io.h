@@ -11,9 +11,9 @@
 //        step with the pixel coordinates: the doctor reports it).
 // The encodings of both ends go to EncodingSet::io (the encodings JSON's "io_encodings").
 #pragma once
-#include "edgeq/choices.h"
 #include <string>
 
+#include "edgeq/choices.h"
 #include "quant/qdq_export.h"
 #include "quant/stats.h"
 

@@ -14,7 +14,7 @@ namespace edgeq {
 
 // A scheme of the study: "w8a16", "w8a8", or "w8a8-autoP" (W8A8 with `quantize --auto P`).
 struct StudyScheme {
-  std::string name;         // as given
+  std::string name;  // as given
   Scheme base = Scheme::kW8A8;
   double auto_percent = 0;  // 0: no mixed-precision search
 };

@@ -299,10 +299,14 @@ void StudyRunner::run_scheme(ModelState& m, ArmState& a, const StudyScheme& s,
   const std::string label = m.name + " arm " + arm_name(a.arm) + " " + s.name;
   const std::string placement(edgeq::name(study_placement(o_)));
   std::vector<std::string> qparts = {
-      kCacheVersion, "quantize",
-      a.sha,         m.calib_key,
-      s.name,        placement,
-      std::string(edgeq::name(o_.range)), s.auto_percent > 0 ? val_sha_ + "/" + std::to_string(o_.auto_n) : ""};
+      kCacheVersion,
+      "quantize",
+      a.sha,
+      m.calib_key,
+      s.name,
+      placement,
+      std::string(edgeq::name(o_.range)),
+      s.auto_percent > 0 ? val_sha_ + "/" + std::to_string(o_.auto_n) : ""};
   if (o_.weight_repair)  // reads the calibration images (n, seed) again
     qparts.push_back("repair/" + calib_sha_ + "/" + std::to_string(o_.calib_n) + "/" +
                      std::to_string(o_.seed));

@@ -212,8 +212,8 @@ nlohmann::json bench_step(const std::string& path, const std::string& exec, int 
   nlohmann::json j = bench_json(model, exec, runs, warmup, threads);
   j["model"] = name;
   if (io_stats) {
-    j["quantized_io"] =
-        bench_json(quantize_model_io(model, *io_stats, QuantizeIo::kBoth), exec, runs, warmup, threads);
+    j["quantized_io"] = bench_json(quantize_model_io(model, *io_stats, QuantizeIo::kBoth), exec,
+                                   runs, warmup, threads);
     j["quantized_io"]["model"] = name;
   }
   return j;
