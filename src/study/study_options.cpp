@@ -189,6 +189,9 @@ Placement study_placement(const StudyOptions& o) {
 void check_study_options(const StudyOptions& o) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  // Every choice names one of its values (a value cast from a number may not): name() throws.
+  (void)edgeq::name(study_placement(o));
+  (void)edgeq::name(o.range);
   EDGEQ_CHECK(!o.models.empty(), "study: no model given (models: M1.onnx, M2.onnx)");
   std::set<std::string> stems;
   for (const std::string& m : o.models) {
@@ -214,9 +217,6 @@ void check_study_options(const StudyOptions& o) {
   for (const std::string& a : o.arms)
     EDGEQ_CHECK(arms.insert(parse_arm(a)).second, "arms: '", a,
                 "' names an arm given before (each arm runs once)");
-  // Every choice names one of its values (a value cast from a number may not): name() throws.
-  (void)edgeq::name(study_placement(o));
-  (void)edgeq::name(o.range);
   check_option("calib_n", o.calib_n, ranges::kImages);
   check_option("threads", o.threads, ranges::threads());
   check_option("histogram_stride", o.histogram_stride, ranges::kHistogramStride);
