@@ -2,6 +2,7 @@
 // edgeq::quantize, the result printed and saved. The recipe and its defaults live in the library.
 #include "edgeq/quantize.h"
 
+#include "choice_options.h"
 #include "commands.h"
 #include "edgeq/files.h"
 #include "edgeq/inert_options.h"
@@ -78,10 +79,9 @@ void register_quantize(CLI::App& app) {
   cmd->add_option("--model", a->model, "FP32 ONNX model (the one the stats were computed for)")
       ->required();
   cmd->add_option("--stats", a->stats, "calibration stats (edgeq calibrate)")->required();
-  cmd->add_option("--scheme", o.scheme, "w8a8 | w8a16")->required();
-  cmd->add_option("--range", o.range, "minmax | percentile | entropy | mse")
-      ->check(CLI::IsMember({"minmax", "percentile", "entropy", "mse"}))
-      ->capture_default_str();
+  add_choice(cmd, "--scheme", o.scheme, "w8a8 | w8a16")->required();
+  add_choice(cmd, "--range", o.range, "minmax | percentile | entropy | mse")
+      ->default_str(default_name(o.range));
   add_number(cmd, "--percentile", o.percentile, ranges::kPercentile,
              "percentile for --range percentile")
       ->default_str(format_number("%g", QuantizeOptions::kDefaultPercentile));
@@ -93,22 +93,20 @@ void register_quantize(CLI::App& app) {
   cmd->add_option("--exclude", a->exclude, "node names left in float (comma-separated)");
   cmd->add_option("--overrides", o.overrides_file,
                   "JSON {tensor: {bitwidth, min, max, symmetric} | \"float\"}, applied last");
-  cmd->add_option("--placement", o.placement,
-                  "ort (ONNX Runtime's QDQ rules) | qnn (every value, Concat shared) | cpu (only "
-                  "inputs of Conv / MatMul / Gemm, as OpenVINO)")
-      ->capture_default_str();
+  add_choice(cmd, "--placement", o.placement,
+             "ort (ONNX Runtime's QDQ rules) | qnn (every value, Concat shared) | cpu (only "
+             "inputs of Conv / MatMul / Gemm, as OpenVINO)")
+      ->default_str(default_name(o.placement));
   cmd->add_flag("--per-tensor-weights", o.per_tensor_weights, "one weight encoding per tensor");
   cmd->add_flag("--symmetric-activations", o.symmetric_activations,
                 "int8/int16 symmetric activations instead of uint8/uint16 asymmetric");
-  cmd->add_option("--qdq16", o.qdq16, "16-bit Q/DQ: auto | contrib | opset21")
-      ->capture_default_str();
+  add_choice(cmd, "--qdq16", o.qdq16, "16-bit Q/DQ: auto | contrib | opset21")
+      ->default_str(default_name(o.qdq16));
   add_saturation_options(cmd, o);
-  cmd->add_option("--quantize-io", o.quantize_io,
-                  "graph inputs / outputs as integer codes, as NPU deployments compile them: none "
-                  "| in (the image as uint8 pixels, scale 1/255) | out (outputs as uint16 codes) | "
-                  "both")
-      ->check(CLI::IsMember({"none", "in", "out", "both"}))
-      ->capture_default_str();
+  add_choice(cmd, "--quantize-io", o.quantize_io,
+             "graph inputs / outputs as integer codes, as NPU deployments compile them: none | in "
+             "(the image as uint8 pixels, scale 1/255) | out (outputs as uint16 codes) | both")
+      ->default_str(default_name(o.quantize_io));
   cmd->add_option("--out", a->out, "QDQ ONNX to write")->required();
   auto* encodings =
       cmd->add_option("--encodings", a->encodings, "also write encodings JSON (AIMET/QNN form)");

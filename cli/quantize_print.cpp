@@ -26,7 +26,8 @@ void print_quantize_summary(const QuantizedModel& q, const QuantizeOptions& o,
   for (const std::string& w : q.warnings()) std::cerr << "warning: " << printable(w) << "\n";
   const QuantizeSummary& s = q.summary();
   std::printf("%s, range %s, placement %s: activations %zu at 8 bit, %zu at 16 bit",
-              o.scheme.c_str(), s.range.c_str(), o.placement.c_str(), s.activations_8bit,
+              std::string(edgeq::name(o.scheme)).c_str(), s.range.c_str(),
+              std::string(edgeq::name(o.placement)).c_str(), s.activations_8bit,
               s.activations_16bit);
   if (s.activations_other) std::printf(", %zu at other widths", s.activations_other);
   if (s.activations_float) std::printf(", %zu left float", s.activations_float);

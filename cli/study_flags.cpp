@@ -1,5 +1,6 @@
 #include "study_flags.h"
 
+#include "choice_options.h"
 #include "edgeq/error.h"
 #include "edgeq/files.h"
 #include "edgeq/option_range.h"
@@ -42,9 +43,28 @@ void add_study_config_flags(CLI::App* cmd, StudyFlags& f) {
   cmd->add_option("--arms", f.arms, "A, B, C (edgeq cut)")->default_str("A,B,C");
   field(cmd, f, "--target", &StudyConfig::target,
         "doctor's target: qnn-htp | rknn | cpu | openvino");
-  field(cmd, f, "--placement", &StudyConfig::placement, "auto (from --target) | ort | qnn | cpu");
-  field(cmd, f, "--range", &StudyConfig::range, "minmax | percentile | entropy | mse")
-      ->check(CLI::IsMember({"minmax", "percentile", "entropy", "mse"}));
+  // --placement: "auto" (nullopt) or a Placement.
+  f.given.emplace_back("--placement", [&f](StudyConfig& o) { o.placement = f.o.placement; });
+  cmd->add_option_function<std::string>(
+         "--placement",
+         [&f](const std::string& text) {
+           if (detail::same_name(text, "auto"))
+             f.o.placement.reset();
+           else
+             f.o.placement = parse<Placement>(text);
+         },
+         "auto (from --target) | ort | qnn | cpu")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            return detail::same_name(text, "auto") || choice_of<Placement>()(text).empty()
+                       ? ""
+                       : "'" + text + "' is not one of auto, " + choices_text<Placement>();
+          },
+          ""))
+      ->default_str("auto");
+  f.given.emplace_back("--range", [&f](StudyConfig& o) { o.range = f.o.range; });
+  add_choice(cmd, "--range", f.o.range, "minmax | percentile | entropy | mse")
+      ->default_str(default_name(f.o.range));
   field(cmd, f, "--out", &StudyConfig::out, "folder for data.json, index.html and cache/");
   number_field(cmd, f, "--calib-n", &StudyConfig::calib_n, ranges::kImages,
                "calibration images sampled");

@@ -27,14 +27,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "\n");
 
     edgeq::QuantizeOptions q;
-    q.scheme = argc > 4 ? argv[4] : "w8a8";
+    q.scheme = argc > 4 ? edgeq::parse<edgeq::Scheme>(argv[4]) : edgeq::Scheme::kW8A8;
     const edgeq::QuantizedModel quantized = edgeq::quantize(model, cal.stats, q);
     quantized.save(argv[3]);
 
     const edgeq::QuantizeSummary& s = quantized.summary();
     std::printf("calibrated %zu images; %s: %zu activations at 8 bit, %zu at 16 bit, %zu float\n",
-                cal.used, q.scheme.c_str(), s.activations_8bit, s.activations_16bit,
-                s.activations_float);
+                cal.used, std::string(edgeq::name(q.scheme)).c_str(), s.activations_8bit,
+                s.activations_16bit, s.activations_float);
     for (const std::string& w : quantized.warnings()) std::printf("warning: %s\n", w.c_str());
     std::printf("wrote %s\n", argv[3]);
   } catch (const edgeq::Error& e) {

@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
     cal.add({{"x", Tensor::from_vector<float>({1, 2, 4, 4}, v)}});
   }
   const Stats stats = cal.take();
-  const QuantConfig config = config_for_scheme("w8a8");
+  const QuantConfig config = config_for_scheme(Scheme::kW8A8);
   const QuantPlan plan =
       plan_quantization(g, config, [&](const std::string& v) { return stats.values.count(v); });
   const Graph qdq = export_qdq(g, plan, activation_encodings(g, plan, stats, config), config).graph;

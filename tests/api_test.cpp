@@ -86,11 +86,13 @@ TEST(Api, QuantizeWritesTheBytesTheProgramWrites) {
   };
   const std::vector<Case> cases = {
       {"--scheme w8a8 --range mse --saturation-safe",
-       [](QuantizeOptions& o) { o.scheme = "w8a8", o.range = "mse", o.saturation_safe = true; }},
+       [](QuantizeOptions& o) {
+         o.scheme = Scheme::kW8A8, o.range = RangeMethod::kMse, o.saturation_safe = true;
+       }},
       // Weight repair (GPTQ, the w8a16 default with images) on 2 sampled validation photos.
       {"--scheme w8a16 --placement qnn --images " + shell_quote(f.val) + " --n 2",
        [&f](QuantizeOptions& o) {
-         o.scheme = "w8a16", o.placement = "qnn", o.repair.n = 2;
+         o.scheme = Scheme::kW8A16, o.placement = Placement::kQnn, o.repair.n = 2;
          o.images = std::make_shared<ImageSource>(ImageSource::from_path(f.val));
        }},
   };
@@ -125,7 +127,7 @@ TEST(Api, ProgressCanCancelCalibrationAndWeightRepair) {
   EXPECT_EQ(steps, 1u);
 
   QuantizeOptions q;
-  q.scheme = "w8a16";
+  q.scheme = Scheme::kW8A16;
   q.images = std::make_shared<ImageSource>(ImageSource::from_path(f.val));
   q.repair.n = 2;
   std::vector<std::string> tasks;
@@ -156,7 +158,7 @@ TEST(Api, ErrorsNameTheOptionNotAFlag) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {quantize_error([](QuantizeOptions& o) { o.saturation_safe = o.reduce_range = true; }),
        "saturation_safe and reduce_range"},
-      {quantize_error([](QuantizeOptions& o) { o.scheme = "w8a16", o.reduce_range = true; }),
+      {quantize_error([](QuantizeOptions& o) { o.scheme = Scheme::kW8A16, o.reduce_range = true; }),
        "reduce_range: scheme w8a16"},
       {quantize_error([](QuantizeOptions& o) { o.repair.cle = true; }), "cle needs images"},
       {quantize_error([](QuantizeOptions& o) { o.search.percent = 10; }), "search needs images"},
@@ -165,7 +167,8 @@ TEST(Api, ErrorsNameTheOptionNotAFlag) {
          o.a16 = {"none", "decode"};
        }),
        "a16: 'none' cannot be combined"},
-      {quantize_error([](QuantizeOptions& o) { o.scheme = "w4a4"; }), "w4a4"},
+      {quantize_error([](QuantizeOptions& o) { o.scheme = static_cast<Scheme>(9); }),
+       "scheme: no value number 9"},
       {quantize_error([](QuantizeOptions& o) { o.percentile = 20; }),
        "percentile: 20 is outside [50, 100]"},
       {calibrate_error([](CalibrateOptions& o) { o.n = 0; }), "n: 0 is outside [1, 1000000000]"},

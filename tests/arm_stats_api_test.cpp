@@ -59,7 +59,7 @@ TEST(ArmStatsApi, QuantizesTheArmAsItsOwnCalibrationDoes) {
   EXPECT_EQ(derived.values(), own.values());
   EXPECT_LT(derived.values(), all.values());
   QuantizeOptions q;
-  q.scheme = "w8a16";
+  q.scheme = Scheme::kW8A16;
   EXPECT_EQ(quantize(f.arm_b, derived, q).bytes(), quantize(f.arm_b, own, q).bytes());
   // The full model is no cut of its arm: its outputs have no statistics there.
   EXPECT_THROW(stats_for_arm(own, f.full), Error);
@@ -70,13 +70,14 @@ TEST(ArmStatsApi, QuantizedIoAfterTheFactEqualsQuantizeIo) {
   const CalibrationStats& stats = *f.all;
   QuantizeOptions q;
   const Model plain = Model::from_bytes(quantize(f.full, stats, q).bytes(), "q");
-  q.quantize_io = "both";
+  q.quantize_io = QuantizeIo::kBoth;
   const QuantizedModel coded = quantize(f.full, stats, q);
-  const Model after = quantize_model_io(plain, stats, "both");
+  const Model after = quantize_model_io(plain, stats, QuantizeIo::kBoth);
   EXPECT_EQ(after.bytes(), coded.bytes());
   EXPECT_EQ(after.inputs()[0].dtype, "uint8");
-  EXPECT_EQ(quantize_model_io(plain, stats, "none").bytes(), plain.bytes());
-  EXPECT_THROW(quantize_model_io(plain, stats, "sideways"), Error);
+  EXPECT_EQ(quantize_model_io(plain, stats, QuantizeIo::kNone).bytes(), plain.bytes());
+  EXPECT_EQ(quantize_model_io(plain, stats).bytes(), after.bytes());  // both: the default
+  EXPECT_THROW(quantize_model_io(plain, stats, static_cast<QuantizeIo>(9)), Error);
 }
 
 TEST(ArmStatsApi, CompareKeepsTheFirstImagesDetections) {

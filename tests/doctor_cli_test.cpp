@@ -28,7 +28,7 @@ Files make_files() {
   g.nodes.push_back(node("conv", "Conv", {"x", "w"}, {"c"}));
   g.nodes.push_back(node("sig", "Sigmoid", {"c"}, {"s"}));
   Stats s = test::calibrate(g, "x", test::uniform_inputs(3, 9, 0, 1));
-  QuantConfig c = config_for_scheme("w8a8");
+  QuantConfig c = config_for_scheme(Scheme::kW8A8);
   c.exclude_nodes = {"sig"};
   Files f;
   f.dir = test::temp_dir("doctor_cli");

@@ -39,7 +39,7 @@ const ZooPose& zoo_pose() {
     std::vector<float> px(3 * 640 * 640);
     for (float& v : px) v = u(rng);
     Stats s = test::calibrate(z.fp32, "images", {Tensor::from_vector<float>({1, 3, 640, 640}, px)});
-    QuantConfig c = config_for_scheme("w8a8");
+    QuantConfig c = config_for_scheme(Scheme::kW8A8);
     QuantPlan plan =
         plan_quantization(z.fp32, c, [&](const std::string& v) { return s.values.count(v) != 0; });
     mark_decode_tail(z.fp32, plan, true, c);

@@ -27,7 +27,7 @@ Graph model() {
 Graph quantized(const std::set<std::string>& exclude) {
   Graph g = model();
   Stats s = test::calibrate(g, "x", test::uniform_inputs(4, 3, 0, 1));
-  QuantConfig c = config_for_scheme("w8a8");
+  QuantConfig c = config_for_scheme(Scheme::kW8A8);
   c.placement = Placement::kQnn;
   c.exclude_nodes = exclude;
   return test::export_qdq_model(g, s, c).graph;

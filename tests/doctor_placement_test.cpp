@@ -32,7 +32,7 @@ const Zoo& zoo() {
 }
 
 Graph quantized(Placement p) {
-  QuantConfig c = config_for_scheme("w8a8");
+  QuantConfig c = config_for_scheme(Scheme::kW8A8);
   c.placement = p;
   QuantPlan plan = plan_for_stats(zoo().fp32, zoo().stats, c);
   return quantize_model(zoo().fp32, plan, zoo().stats, c).graph;
@@ -41,9 +41,9 @@ Graph quantized(Placement p) {
 }  // namespace
 
 TEST(PlacementAdvice, RecognisesEachPlacementAndAdvisesPerTarget) {
-  EXPECT_EQ(guess_placement(zoo().fp32), "");
+  EXPECT_EQ(guess_placement(zoo().fp32), std::nullopt);
   for (Placement p : {Placement::kOrt, Placement::kQnn, Placement::kCpu})
-    EXPECT_EQ(guess_placement(quantized(p)), placement_name(p)) << placement_name(p);
+    EXPECT_EQ(guess_placement(quantized(p)), p) << name(p);
   const Graph ort = quantized(Placement::kOrt);
   Finding cpu = placement_advice(ort, load_target("cpu"));
   EXPECT_EQ(cpu.severity, Severity::kInfo) << cpu.message;

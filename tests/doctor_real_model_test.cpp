@@ -47,9 +47,8 @@ const RealPose& real_pose() {
   return s;
 }
 
-Graph quantize(const RealPose& s, const std::string& scheme, Placement p,
-               const std::string& range) {
-  QuantConfig c = config_for_scheme(scheme);
+Graph quantize(const RealPose& s, const std::string& scheme, Placement p, RangeMethod range) {
+  QuantConfig c = config_for_scheme(parse<Scheme>(scheme));
   c.placement = p;
   c.range = range;
   QuantPlan plan = plan_quantization(
@@ -88,7 +87,7 @@ TEST(DoctorRealModel, VendorBoxDecodeEncodingIsFlaggedAndFixed) {
   std::printf("\n");
   EXPECT_EQ(decode->to_pixels.strides, (std::vector<int>{8, 16, 32}));
 
-  Graph w8a16 = quantize(s, "w8a16", Placement::kOrt, "minmax");
+  Graph w8a16 = quantize(s, "w8a16", Placement::kOrt, RangeMethod::kMinMax);
   TargetOps htp = load_target("qnn-htp");
   DoctorResult clean = run_doctor(w8a16, nullptr, &s.stats, htp);
   for (const std::string& v : {decode->concat, decode->centre, decode->size})
@@ -152,7 +151,7 @@ TEST(DoctorRealModel, QnnMseTruncations) {
   auto decode = find_box_decode(s.fp32);
   ASSERT_TRUE(decode.has_value());
   for (const char* scheme : {"w8a16", "w8a8"}) {
-    Graph q = quantize(s, scheme, Placement::kQnn, "mse");
+    Graph q = quantize(s, scheme, Placement::kQnn, RangeMethod::kMse);
     DoctorResult r = run_doctor(q, nullptr, &s.stats, load_target("qnn-htp"));
     std::set<std::string> expected, flagged;
     const auto acts = encodings_from_qdq(q).activations;

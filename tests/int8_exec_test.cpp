@@ -281,7 +281,7 @@ const RealW8A8& real_w8a8() {
     for (const std::string& p : write_synthetic_scenes(dir + "/scenes", 8, 3))
       add(read_image(p), "");
     Stats stats = cal.take();
-    QuantConfig c = config_for_scheme("w8a8");  // the defaults: minmax ranges, ort placement
+    QuantConfig c = config_for_scheme(Scheme::kW8A8);  // the defaults: minmax ranges, ort placement
     // Outputs assembled in float, the decode tail at 16 bit: what quantize does by default.
     const TailPlan t = plan_with_decode_tail(fp32, stats, true, true, c);
     r.model = quantize_model(fp32, t.plan, stats, c).graph;

@@ -50,7 +50,7 @@ const std::string& qdq_model() {
     co.n = 1;
     const Calibration cal = calibrate(m, ImageSource::from_path(val_image()), co);
     QuantizeOptions qo;
-    qo.quantize_io = "both";
+    qo.quantize_io = QuantizeIo::kBoth;
     quantize(m, cal.stats, qo).save(f.dir + "/q.onnx");
     return f.dir + "/q.onnx";
   }();

@@ -7,7 +7,9 @@
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "analysis/op_support.h"
@@ -129,30 +131,61 @@ TEST(OptionRange, StudyLeasesAreFiniteAndClaimsFromFarAheadLapse) {
   EXPECT_FALSE(b.try_claim("live"));
 }
 
-// A range names a scheme the quantizer knows, checked with the other options (it used to be
-// refused only in the quantizer, after weight repair, and in the study after calibrating).
-TEST(OptionRange, RangeSchemesAreCheckedBeforeAnyWork) {
+// Every choice of the quantizer names one of its values, checked with the other options, before
+// any work (a bad range used to be refused only in the quantizer, after weight repair, and in the
+// study after calibrating). The options struct cannot hold a bad name: its string entry points
+// (the study's config, target tables) refuse one in one line naming the option and every accepted
+// value; a value cast from a number is refused by validate().
+TEST(OptionRange, ChoicesAreCheckedBeforeAnyWork) {
   QuantizeOptions q;
-  for (const std::string ok : {"minmax", "entropy", "mse", "percentile", "percentile:99.9"}) {
-    q.range = ok;
-    EXPECT_EQ(test::error_of([&] { validate(q); }), "") << ok;
+  EXPECT_EQ(test::error_of([&] { validate(q); }), "");
+  const std::vector<std::pair<std::string, std::function<void(QuantizeOptions&)>>> casts = {
+      {"scheme", [](QuantizeOptions& o) { o.scheme = static_cast<Scheme>(9); }},
+      {"range", [](QuantizeOptions& o) { o.range = static_cast<RangeMethod>(9); }},
+      {"placement", [](QuantizeOptions& o) { o.placement = static_cast<Placement>(9); }},
+      {"qdq16", [](QuantizeOptions& o) { o.qdq16 = static_cast<Qdq16>(9); }},
+      {"quantize_io", [](QuantizeOptions& o) { o.quantize_io = static_cast<QuantizeIo>(9); }},
+  };
+  for (const auto& [option, set] : casts) {
+    QuantizeOptions o;
+    set(o);
+    expect_message(test::error_of([&] { validate(o); }), option + ": no value number 9");
   }
-  for (const std::string bad : {"mse2", "", "MinMax", "percentile:101", "mse:3"}) {
-    q.range = bad;
-    expect_message(test::error_of([&] { validate(q); }), "range: ");
-  }
-  q.range = "mse2";
-  expect_message(test::error_of([&] { validate(q); }),
-                 "unknown range scheme 'mse2' (choose minmax, percentile[:P], entropy or mse)");
-  StudyConfig s;
-  s.models = {test::real_model_path()};
-  s.images = s.test = test::coco8_pose_dir();
-  s.out = test::temp_dir("range-study");
-  s.range = "entropy2";
-  expect_message(test::error_of([&] { check_study_options(s); }),
-                 "range: unknown range scheme 'entropy2'");
-  s.range = "entropy";
-  EXPECT_EQ(test::error_of([&] { check_study_options(s); }), "");
+
+  nlohmann::json base;
+  base["models"] = std::vector<std::string>{test::real_model_path()};
+  base["images"] = base["test"] = test::coco8_pose_dir();
+  base["out"] = test::temp_dir("choices-study");
+  const auto study_error = [&](const std::string& key, const std::string& value) {
+    nlohmann::json j = base;
+    j[key] = value;
+    return test::error_of([&] { check_study_options(study_config_from_json(j.dump())); });
+  };
+  EXPECT_EQ(test::error_of([&] { study_config_from_json(R"({"range": "entropy2"})"); }),
+            "study config: range: 'entropy2' is not one of minmax, percentile, entropy, mse");
+  EXPECT_EQ(test::error_of([&] { study_config_from_json(R"({"placement": "gpu"})"); }),
+            "study config: placement: 'gpu' is not one of auto, ort, qnn, cpu");
+  // Refused before the images are looked at: the config names none that exist.
+  EXPECT_EQ(test::error_of([&] {
+              study_config_from_json(R"({"images": "/no/such/images", "range": "max"})");
+            }),
+            "study config: range: 'max' is not one of minmax, percentile, entropy, mse");
+  StudyConfig s = study_config_from_json(R"({"range": "Entropy", "placement": "AUTO"})");
+  EXPECT_EQ(s.range, RangeMethod::kEntropy);
+  EXPECT_FALSE(s.placement.has_value());
+  s = study_config_from_json(R"({"placement": "cpu", "range": "percentile"})");
+  EXPECT_EQ(s.placement, Placement::kCpu);
+  EXPECT_EQ(s.range, RangeMethod::kPercentile);
+  // The JSON form writes the names (auto for no placement) and reads them back.
+  const nlohmann::json j = nlohmann::json::parse(study_config_to_json(s));
+  EXPECT_EQ(j.at("placement"), "cpu");
+  EXPECT_EQ(j.at("range"), "percentile");
+  EXPECT_EQ(nlohmann::json::parse(study_config_to_json(StudyConfig{})).at("placement"), "auto");
+  EXPECT_EQ(study_error("range", "entropy"), "");
+  EXPECT_EQ(study_error("placement", "qnn"), "");
+  s = study_config_from_json(R"({"range": "mse"})");
+  s.range = static_cast<RangeMethod>(9);
+  expect_message(test::error_of([&] { check_study_options(s); }), "range: no value number 9");
 }
 
 // Options that do nothing with the others as they are are refused, not ignored.
@@ -161,7 +194,7 @@ TEST(OptionRange, OptionsThatDoNothingInContextAreRefused) {
   q.percentile = 99.9;  // range minmax
   expect_message(test::error_of([&] { validate(q); }),
                  "percentile does nothing without range percentile");
-  q.range = "percentile";
+  q.range = RangeMethod::kPercentile;
   EXPECT_EQ(test::error_of([&] { validate(q); }), "");
   q = {};
   q.search.n = 4;
@@ -178,9 +211,9 @@ TEST(OptionRange, OptionsThatDoNothingInContextAreRefused) {
   for (const InertOption& o : inert_quantize_options(q)) names.push_back(o.name);
   EXPECT_EQ(names, (std::vector<std::string>{"percentile", "auto_n", "repair_n", "seed",
                                              "repair_memory_mib"}));
-  q.scheme = "w8a16";
+  q.scheme = Scheme::kW8A16;
   q.images = std::make_shared<ImageSource>(ImageSource::from_path(test::coco8_pose_dir()));
-  q.range = "percentile";
+  q.range = RangeMethod::kPercentile;
   q.search.percent = 0;
   names.clear();
   for (const InertOption& o : inert_quantize_options(q)) names.push_back(o.name);
@@ -238,7 +271,7 @@ TEST(OptionRange, TargetTablesAreValidated) {
                    parse_target(R"({"target": "t", "placement": "gpu", "quantized": ["Conv"]})",
                                 "t");
                  }),
-                 "'placement' is 'gpu'; expected one of ort, qnn, cpu");
+                 "t: 'placement': 'gpu' is not one of ort, qnn, cpu");
   expect_message(error(R"("quantized": ["Conv 2d"])"), "'Conv 2d' is not an op type");
   expect_message(error(R"("quantized": ["Conv"], "unsupported": {"Conv": "no"})"),
                  "'Conv' is unsupported and also listed as quantized");

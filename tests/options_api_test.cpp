@@ -20,13 +20,13 @@ GivenOption spelled(const std::string& name, const std::string& flag) {
 
 TEST(InertOptionsApi, RefusesWhatWasGivenWhereItDoesNothing) {
   QuantizeOptions q;
-  q.range = "minmax";
+  q.range = RangeMethod::kMinMax;
   EXPECT_EQ(test::error_of([&] { refuse_inert_given(q, spelled("percentile", "--percentile")); }),
             "--percentile does nothing without range percentile");
   EXPECT_EQ(test::error_of([&] { refuse_inert_given(q, spelled("auto_n", "auto_n")); }),
             "auto_n does nothing without auto");
   EXPECT_EQ(test::error_of([&] { refuse_inert_given(q, {}); }), "");
-  q.range = "percentile";
+  q.range = RangeMethod::kPercentile;
   EXPECT_EQ(test::error_of([&] { refuse_inert_given(q, spelled("percentile", "--percentile")); }),
             "");
   DoctorOptions d;

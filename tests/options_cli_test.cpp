@@ -8,6 +8,7 @@
 
 #include "cli_util.h"
 #include "core/option_range.h"
+#include "edgeq/files.h"
 #include "test_util.h"
 
 namespace edgeq {
@@ -153,6 +154,58 @@ TEST(OptionsCli, OptionsThatDoNothingInContextAreRefused) {
   expect_usage_error(study + " --probe-folds 3",
                      {"--probe-folds does nothing without probe_labels"}, d + "/st");
   EXPECT_FALSE(fs::exists(d + "/l.sqlite"));
+}
+
+// A choice (edgeq/choices.h) given a name it does not have is refused when the command line is
+// parsed, before any image is read (the images are a folder that does not exist or holds an
+// unreadable file): one line naming the flag and every accepted value. Any case is accepted.
+TEST(OptionsCli, BadChoicesAreRefusedBeforeAnyImageIsRead) {
+  const std::string d = test::temp_dir("opt_choices");
+  const std::string m = shell_quote(test::real_model_path());
+  fs::create_directories(d + "/broken");
+  write_file_atomic(d + "/broken/a.jpg", "not a jpeg");
+  for (const std::string& img : {d + "/missing", d + "/broken"}) {
+    const std::string q = "quantize --model " + m + " --stats " + d + "/s.cbor --images " +
+                          shell_quote(img) + " --out " + d + "/q.onnx";
+    expect_usage_error(q + " --scheme w4a8", {"--scheme: 'w4a8' is not one of w8a8, w8a16"},
+                       d + "/q.onnx");
+    const std::string w8a16 = q + " --scheme w8a16";
+    expect_usage_error(w8a16 + " --range kl",
+                       {"--range: 'kl' is not one of minmax, percentile, entropy, mse"},
+                       d + "/q.onnx");
+    expect_usage_error(w8a16 + " --placement gpu",
+                       {"--placement: 'gpu' is not one of ort, qnn, cpu"}, d + "/q.onnx");
+    expect_usage_error(w8a16 + " --qdq16 opset20",
+                       {"--qdq16: 'opset20' is not one of auto, contrib, opset21"}, d + "/q.onnx");
+    expect_usage_error(w8a16 + " --quantize-io inputs",
+                       {"--quantize-io: 'inputs' is not one of none, in, out, both"},
+                       d + "/q.onnx");
+    const std::string study = "study --models " + m + " --images " + shell_quote(img) + " --test " +
+                              shell_quote(img) + " --out " + d + "/st";
+    expect_usage_error(study + " --range max",
+                       {"--range: 'max' is not one of minmax, percentile, entropy, mse"},
+                       d + "/st");
+    expect_usage_error(study + " --placement gpu",
+                       {"--placement: 'gpu' is not one of auto, ort, qnn, cpu"}, d + "/st");
+    write_file_atomic(d + "/study.json", R"({"range": "max"})");
+    expect_usage_error(
+        study + " --config " + d + "/study.json",
+        {"study config: range: 'max' is not one of minmax, percentile, entropy, mse"}, d + "/st");
+    write_file_atomic(d + "/study.json", R"({"placement": "gpu"})");
+    expect_usage_error(study + " --config " + d + "/study.json",
+                       {"study config: placement: 'gpu' is not one of auto, ort, qnn, cpu"},
+                       d + "/st");
+  }
+  // Any case names the value: refused here for the missing statistics, past the choices.
+  const test::CliResult r = run_cli("quantize --model " + m + " --stats " + d +
+                                    "/none.cbor --scheme W8A8 --range MSE --placement QNN "
+                                    "--qdq16 Contrib --quantize-io Both --out " +
+                                    d + "/q.onnx");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.err.find("is not one of"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.err.find("none.cbor") != std::string::npos ||
+              r.err.find("--stats") != std::string::npos)
+      << r.err;
 }
 
 // A list option names each thing once: `study --schemes w8a8,w8a8` ran the scheme twice.

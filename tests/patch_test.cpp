@@ -40,7 +40,7 @@ using Quantized = test::QdqExport;
 Quantized quantize(Placement p) {
   Graph g = model();
   Stats s = test::calibrate(g, "x", inputs());
-  QuantConfig c = config_for_scheme("w8a8");
+  QuantConfig c = config_for_scheme(Scheme::kW8A8);
   c.placement = p;
   return test::export_qdq_model(g, s, c);
 }
@@ -181,7 +181,7 @@ TEST(Patch, BadNamesAreClearErrors) {
   // A value left in float: exclude the Div.
   Graph g = model();
   Stats s = test::calibrate(g, "x", inputs());
-  QuantConfig c = config_for_scheme("w8a8");
+  QuantConfig c = config_for_scheme(Scheme::kW8A8);
   c.exclude_nodes = {"div", "cat"};
   Graph partial = test::export_qdq_model(g, s, c).graph;
   try {

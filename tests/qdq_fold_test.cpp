@@ -274,8 +274,8 @@ const RealQdq& real_qdq() {
     for (const Tensor& x : r.images) cal.add({{"images", x}});
     Stats stats = cal.take();
     for (const char* scheme : {"w8a16", "w8a8"}) {
-      QuantConfig c = config_for_scheme(scheme);
-      c.range = "mse";
+      QuantConfig c = config_for_scheme(parse<Scheme>(scheme));
+      c.range = RangeMethod::kMse;
       QuantPlan plan = plan_for_stats(r.fp32, stats, c);
       r.models[scheme] = quantize_model(r.fp32, plan, stats, c).graph;
     }

@@ -326,7 +326,7 @@ TEST(Calibrator, DefaultStatisticsGiveTheRangesOfExactOnesOnTheRealModel) {
     return std::array<double, 3>{e[e.size() / 2], e[e.size() * 95 / 100], e.back()};
   };
   for (const char* spec : {"minmax", "percentile", "entropy", "mse"}) {
-    auto scheme = make_range_scheme(spec);
+    auto scheme = make_range_scheme(parse<RangeMethod>(spec));
     for (int bits : {8, 16}) {
       std::vector<double> sampled_err, image_err;
       for (const auto& [name, h] : se.values) {

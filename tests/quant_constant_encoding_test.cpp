@@ -38,20 +38,20 @@ ConstantQ quantize_constant(const std::vector<float>& c, const QuantConfig& conf
 
 TEST(QuantConstantEncoding, OffGridConstantFromItsRangeAt8Bit) {
   // (1, 0.3): 0.3 divides nothing, their common power-of-two step is 2^-24: no exact grid.
-  ConstantQ r = quantize_constant({1.0f, 0.3f}, config_for_scheme("w8a8"));
+  ConstantQ r = quantize_constant({1.0f, 0.3f}, config_for_scheme(Scheme::kW8A8));
   EXPECT_EQ(r.e.bitwidth, 8);
   EXPECT_FLOAT_EQ(r.e.scale, 1.0f / 255);
   EXPECT_EQ(r.e.zero_point(), 0);
 }
 
 TEST(QuantConstantEncoding, DecodeTailOrA16OutputTakes16Bit) {
-  QuantConfig tail = config_for_scheme("w8a8");
+  QuantConfig tail = config_for_scheme(Scheme::kW8A8);
   tail.decode_tail = {"y"};
   ConstantQ r = quantize_constant({1.0f, 0.3f}, tail);
   EXPECT_EQ(r.e.bitwidth, 16);
   EXPECT_FLOAT_EQ(r.e.scale, 1.0f / 65535);
 
-  QuantConfig a16 = config_for_scheme("w8a8");
+  QuantConfig a16 = config_for_scheme(Scheme::kW8A8);
   a16.a16 = {"y"};
   r = quantize_constant({1.0f, 0.3f}, a16);
   EXPECT_EQ(r.e.bitwidth, 16);
@@ -59,7 +59,7 @@ TEST(QuantConstantEncoding, DecodeTailOrA16OutputTakes16Bit) {
 }
 
 TEST(QuantConstantEncoding, OnGridConstantIsExactAt8BitEvenInTheTail) {
-  QuantConfig tail = config_for_scheme("w8a8");
+  QuantConfig tail = config_for_scheme(Scheme::kW8A8);
   tail.decode_tail = {"y"};
   ConstantQ r = quantize_constant({0.5f, 1.5f}, tail);
   EXPECT_EQ(r.e.bitwidth, 8);
@@ -70,7 +70,7 @@ TEST(QuantConstantEncoding, OnGridConstantIsExactAt8BitEvenInTheTail) {
 
 TEST(QuantConstantEncoding, GridTooWideForInt8GoesTo16BitExactInTheTail) {
   // Symmetric int8 reaches 127 steps: 79.5 / 0.5 = 159 does not fit, int16 does.
-  QuantConfig sym = config_for_scheme("w8a8");
+  QuantConfig sym = config_for_scheme(Scheme::kW8A8);
   sym.activation_symmetric = true;
   ConstantQ plain = quantize_constant({0.5f, 79.5f}, sym);
   EXPECT_EQ(plain.e.bitwidth, 8);

@@ -94,7 +94,7 @@ std::set<std::string> node_names(const Graph& g, const std::set<int>& idx) {
 TEST(QuantQdq, OrtPlacementAndSharing) {
   Graph g = small_graph();
   Stats s = calibrate(g, inputs(4, 1));
-  QuantConfig c = config_for_scheme("w8a8");
+  QuantConfig c = config_for_scheme(Scheme::kW8A8);
   QuantPlan plan = plan_quantization(g, c, [&](const std::string& v) { return s.values.count(v); });
   // Div is not among ORT's quantized ops; its output still gets an encoding as a Concat input.
   EXPECT_EQ(node_names(g, plan.quantized_nodes),
@@ -111,7 +111,7 @@ TEST(QuantQdq, OrtPlacementAndSharing) {
 TEST(QuantQdq, QnnPlacementSharesConcat) {
   Graph g = small_graph();
   Stats s = calibrate(g, inputs(4, 1));
-  QuantConfig c = config_for_scheme("w8a8");
+  QuantConfig c = config_for_scheme(Scheme::kW8A8);
   c.placement = Placement::kQnn;
   Quantized q = quantize(g, s, c);
   EXPECT_TRUE(q.plan.quantized_nodes.count(5));  // div
@@ -138,7 +138,7 @@ TEST(QuantQdq, WeightsBiasAndNamesW8A8) {
   Graph g = small_graph();
   std::vector<Tensor> xs = inputs(4, 2);
   Stats s = calibrate(g, xs);
-  Quantized q = quantize(g, s, config_for_scheme("w8a8"));
+  Quantized q = quantize(g, s, config_for_scheme(Scheme::kW8A8));
   const Graph& out = q.model.graph;
 
   // Weights, per output channel: max|w| / 127 (0.5/127, 1/127, 2/127) would move them
@@ -223,7 +223,7 @@ TEST(QuantQdq, ExecutorMatchesHandFakeQuant) {
   std::vector<float> yv(64);
   for (int i = 0; i < 64; ++i) yv[i] = std::max(0.0f, xv[i]);
   s.observe("y", Tensor::from_vector<float>({1, 64}, yv));
-  Quantized q = quantize(g, s, config_for_scheme("w8a8"));
+  Quantized q = quantize(g, s, config_for_scheme(Scheme::kW8A8));
   const Encoding& ex = q.model.encodings.activations.at("x").channels[0];
   const Encoding& ey = q.model.encodings.activations.at("y").channels[0];
   Executor run(q.model.graph);
@@ -240,7 +240,7 @@ TEST(QuantQdq, RunsInExecutorAndOnnxRuntime) {
   std::string dir = test::temp_dir("quant_qdq");
   for (const char* scheme : {"w8a8", "w8a16"}) {
     for (Qdq16 form : {Qdq16::kAuto, Qdq16::kOpset21}) {
-      QuantConfig c = config_for_scheme(scheme);
+      QuantConfig c = config_for_scheme(parse<Scheme>(scheme));
       c.qdq16 = form;
       Quantized q = quantize(g, s, c);
       std::string path = dir + "/" + scheme + (form == Qdq16::kAuto ? "_auto" : "_21") + ".onnx";
@@ -286,7 +286,7 @@ TEST(QuantQdq, RunsInExecutorAndOnnxRuntime) {
 TEST(QuantQdq, OverridesExclusionsAndRefusals) {
   Graph g = small_graph();
   Stats s = calibrate(g, inputs(4, 4));
-  QuantConfig c = config_for_scheme("w8a8");
+  QuantConfig c = config_for_scheme(Scheme::kW8A8);
   c.overrides = parse_overrides(
       R"({"d": "float", "r": {"bitwidth": 16, "min": -1, "max": 5}, "two": "float"})", "ov");
   Quantized q = quantize(g, s, c);
@@ -302,7 +302,7 @@ TEST(QuantQdq, OverridesExclusionsAndRefusals) {
   EXPECT_EQ(acts.at("c").channels[0].bitwidth, 8);
 
   // Excluding Sigmoid: it runs in float, but s stays encoded as an input of Mul.
-  QuantConfig x = config_for_scheme("w8a8");
+  QuantConfig x = config_for_scheme(Scheme::kW8A8);
   x.exclude_nodes = {"sig"};
   Quantized qx = quantize(g, s, x);
   EXPECT_FALSE(qx.plan.quantized_nodes.count(1));
@@ -316,7 +316,7 @@ TEST(QuantQdq, OverridesExclusionsAndRefusals) {
     }
     return "";
   };
-  QuantConfig bad = config_for_scheme("w8a8");
+  QuantConfig bad = config_for_scheme(Scheme::kW8A8);
   bad.overrides = parse_overrides(R"({"nope": {"bitwidth": 16}})", "ov");
   EXPECT_NE(error_of(bad).find("'nope'"), std::string::npos);
   bad.overrides = parse_overrides(R"({"shape": {"bitwidth": 16}})", "ov");
@@ -324,10 +324,10 @@ TEST(QuantQdq, OverridesExclusionsAndRefusals) {
   bad.overrides =
       parse_overrides(R"({"m": {"min": 0, "max": 1}, "r": {"min": 0, "max": 2}})", "ov");
   EXPECT_NE(error_of(bad).find("share one encoding"), std::string::npos);
-  QuantConfig ex = config_for_scheme("w8a8");
+  QuantConfig ex = config_for_scheme(Scheme::kW8A8);
   ex.exclude_nodes = {"no_such_node"};
   EXPECT_NE(error_of(ex).find("no_such_node"), std::string::npos);
-  QuantConfig a16 = config_for_scheme("w8a8");
+  QuantConfig a16 = config_for_scheme(Scheme::kW8A8);
   a16.a16 = {"ghost"};
   EXPECT_NE(error_of(a16).find("ghost"), std::string::npos);
 
@@ -336,7 +336,7 @@ TEST(QuantQdq, OverridesExclusionsAndRefusals) {
   float v = NAN;
   nan.values.at("s").add(&v, 1);
   try {
-    QuantConfig cfg = config_for_scheme("w8a8");
+    QuantConfig cfg = config_for_scheme(Scheme::kW8A8);
     QuantPlan plan =
         plan_quantization(g, cfg, [&](const std::string& n) { return nan.values.count(n); });
     activation_encodings(g, plan, nan, cfg);
@@ -352,7 +352,7 @@ TEST(QuantQdq, OverridesExclusionsAndRefusals) {
   EXPECT_THROW(parse_overrides(R"({"a": {"bitwidth": 4294967304}})", "ov"), Error);
   EXPECT_THROW(parse_overrides(R"({"a": {"bitwidth": 8.0}})", "ov"), Error);
   EXPECT_EQ(parse_overrides(R"({"a": {"bitwidth": 16}})", "ov").at("a").bitwidth, 16);
-  EXPECT_THROW(config_for_scheme("w4a8"), Error);
+  EXPECT_THROW(config_for_scheme(static_cast<Scheme>(9)), Error);  // a cast outside the names
 }
 
 TEST(QuantQdq, ConstantNodeSourcesAndOpsetUpgrade) {
@@ -366,7 +366,7 @@ TEST(QuantQdq, ConstantNodeSourcesAndOpsetUpgrade) {
   k.attrs["value"] = t;
   g.nodes.insert(g.nodes.begin(), k);
   Stats s = calibrate(g, inputs(3, 5));
-  QuantConfig c = config_for_scheme("w8a16");
+  QuantConfig c = config_for_scheme(Scheme::kW8A16);
   c.placement = Placement::kQnn;
   c.qdq16 = Qdq16::kOpset21;
   Quantized q = quantize(g, s, c);
@@ -392,7 +392,7 @@ TEST(QuantQdq, RangesNarrowerThanAFloatStepAreNamed) {
   EXPECT_FALSE(range_below_float_step(0, 1e-30, 8, false, false));
   Graph g = small_graph();
   Stats s = calibrate(g, inputs(2, 4));
-  QuantConfig c = config_for_scheme("w8a8");
+  QuantConfig c = config_for_scheme(Scheme::kW8A8);
   c.overrides = parse_overrides(R"({"s": {"min": 0, "max": 1e-38}})", "ov");
   try {
     quantize(g, s, c);
@@ -407,7 +407,7 @@ TEST(QuantQdq, RangesNarrowerThanAFloatStepAreNamed) {
   const float v[2] = {0.0f, 1e-38f};
   tiny.values.at("s") = Histogram();
   tiny.values.at("s").add(v, 2);
-  const QuantConfig plain = config_for_scheme("w8a8");
+  const QuantConfig plain = config_for_scheme(Scheme::kW8A8);
   const QuantPlan plan =
       plan_quantization(g, plain, [&](const std::string& n) { return tiny.values.count(n) != 0; });
   const QdqModel q = quantize_model(g, plan, tiny, plain);

@@ -43,8 +43,12 @@ const Histogram& uniform_minus1_to_3() {
   return h;
 }
 
-Range run(const std::string& scheme, const Histogram& h, int bits, bool sym) {
-  return make_range_scheme(scheme)->compute(h, {bits, sym});
+// `spec`: a method's name, "percentile:P" for a percentile P.
+Range run(const std::string& spec, const Histogram& h, int bits, bool sym) {
+  const size_t colon = spec.find(':');
+  const RangeMethod m = parse<RangeMethod>(spec.substr(0, colon));
+  const double p = colon == std::string::npos ? 0 : std::stod(spec.substr(colon + 1));
+  return make_range_scheme(m, p)->compute(h, {bits, sym});
 }
 
 }  // namespace
@@ -152,11 +156,16 @@ TEST(QuantRange, EmptyHistogramAndBadSpecs) {
     EXPECT_EQ(r.lo, 0.0);
     EXPECT_EQ(r.hi, 0.0);
   }
-  EXPECT_THROW(make_range_scheme("kl"), Error);
-  EXPECT_THROW(make_range_scheme("percentile:abc"), Error);
-  EXPECT_THROW(make_range_scheme("percentile:120"), Error);
-  EXPECT_THROW(make_range_scheme("mse:3"), Error);
-  EXPECT_EQ(make_range_scheme("percentile:99.9")->name(), "percentile:99.9");
+  EXPECT_THROW(parse<RangeMethod>("kl"), Error);
+  EXPECT_THROW(make_range_scheme(static_cast<RangeMethod>(9)), Error);  // a cast outside the names
+  EXPECT_THROW(make_range_scheme(RangeMethod::kPercentile, 120), Error);
+  EXPECT_THROW(make_range_scheme(RangeMethod::kPercentile, -1), Error);
+  // The names reports write.
+  EXPECT_EQ(make_range_scheme(RangeMethod::kPercentile, 99.9)->name(), "percentile:99.9");
+  EXPECT_EQ(make_range_scheme(RangeMethod::kPercentile)->name(), "percentile:99.99");
+  EXPECT_EQ(make_range_scheme(RangeMethod::kMinMax)->name(), "minmax");
+  EXPECT_EQ(make_range_scheme(RangeMethod::kEntropy)->name(), "entropy");
+  EXPECT_EQ(make_range_scheme(RangeMethod::kMse)->name(), "mse");
 }
 
 TEST(QuantRange, AbsBinsFold) {

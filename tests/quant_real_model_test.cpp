@@ -112,7 +112,7 @@ TEST(QuantRealModel, QdqModelsMatchOnnxRuntime) {
   std::vector<Tensor> ref;
   for (size_t k = 0; k < 3; ++k) ref.push_back(fp.run({{"images", s.images[k]}}).at("output0"));
   for (const char* scheme : {"w8a16", "w8a8"}) {
-    QuantConfig c = config_for_scheme(scheme);
+    QuantConfig c = config_for_scheme(parse<Scheme>(scheme));
     QuantPlan plan = plan_quantization(
         s.graph, c, [&](const std::string& v) { return s.stats.values.count(v) != 0; });
     QdqModel q = export_qdq(s.graph, plan, activation_encodings(s.graph, plan, s.stats, c), c);

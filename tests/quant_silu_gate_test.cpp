@@ -66,7 +66,7 @@ struct GatedConv {
     g.nodes.push_back(node("mul", "Mul", {"c", "s"}, {"silu"}));
     g.outputs = {{"silu", DType::kFloat32, {1, 2, 4, 4}}, {"r", DType::kFloat32, {1, 2, 16}}};
     stats = test::calibrate(g, "x", test::uniform_inputs(8, 3, -12.0f, 4.0f));
-    QuantConfig c = config_for_scheme("w8a8");
+    QuantConfig c = config_for_scheme(Scheme::kW8A8);
     const QuantPlan plan =
         plan_quantization(g, c, [&](const std::string& v) { return stats.values.count(v) != 0; });
     enc = activation_encodings(g, plan, stats, c);

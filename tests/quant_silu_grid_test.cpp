@@ -93,7 +93,7 @@ TEST(SiluGrid, ActivationEncodingsPutTheGridPointOnSiluOutputs) {
   g.outputs = {{"silu", DType::kFloat32, {1, 2, 4, 4}}, {"r", DType::kFloat32, {1, 2, 16}}};
   const Stats stats = test::calibrate(g, "x", test::uniform_inputs(8, 3, -4.0f, 4.0f));
   ASSERT_LE(stats.at("silu").min(), 0.5 * silu_min());
-  QuantConfig c = config_for_scheme("w8a8");
+  QuantConfig c = config_for_scheme(Scheme::kW8A8);
   const QuantPlan plan =
       plan_quantization(g, c, [&](const std::string& v) { return stats.values.count(v) != 0; });
   const auto enc = activation_encodings(g, plan, stats, c);

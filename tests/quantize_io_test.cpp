@@ -41,8 +41,8 @@ TEST(QuantizeIo, EveryPixelIsItsOwnCode) {
       quantize_tensor(Tensor::from_vector<float>({256}, pixels), TensorEncoding::per_tensor(e));
   ASSERT_EQ(codes.dtype(), DType::kUInt8);
   for (int p = 0; p < 256; ++p) EXPECT_EQ(codes.data<uint8_t>()[p], p) << p;
-  EXPECT_THROW(parse_quantize_io("inputs"), Error);
-  EXPECT_EQ(parse_quantize_io("both"), QuantizeIo::kBoth);
+  EXPECT_THROW(parse<QuantizeIo>("inputs"), Error);
+  EXPECT_EQ(parse<QuantizeIo>("both"), QuantizeIo::kBoth);
 }
 
 Tensor image_codes(const Tensor& x) {
@@ -69,7 +69,7 @@ TEST(QuantizeIo, CodesCarryExactlyWhatTheTwinComputes) {
   const std::string dir = test::temp_dir("quantize_io");
   for (const char* scheme : {"w8a16", "w8a8"}) {
     SCOPED_TRACE(scheme);
-    const QuantConfig c = config_for_scheme(scheme);
+    const QuantConfig c = config_for_scheme(parse<Scheme>(scheme));
     const QdqModel twin = quantize_model(g, plan_for_stats(g, stats, c), stats, c);
     QdqModel io = twin;
     quantize_io(io, QuantizeIo::kBoth, stats);

@@ -101,7 +101,7 @@ TEST(ReportJson, QuantizeSummaryJsonIsTheProgramsLedgerRowAndViewsAreItsText) {
   ASSERT_EQ(cli.exit_code, 0) << cli.err;
 
   QuantizeOptions o;
-  o.scheme = "w8a8", o.placement = "qnn", o.quantize_io = "in";
+  o.scheme = Scheme::kW8A8, o.placement = Placement::kQnn, o.quantize_io = QuantizeIo::kIn;
   const QuantizedModel q = quantize(model, run.stats, o);
   const nlohmann::json j = nlohmann::json::parse(quantize_summary_json(q));
   const QuantizeSummary& s = q.summary();

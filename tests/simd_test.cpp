@@ -345,9 +345,9 @@ TEST(Simd, ModelResultsAreTheSameAtEveryLevel) {
     const Stats s = cal.take();
     save_stats(s, dir + "/s.stats");
     r.stats = read_file(dir + "/s.stats");
-    const Graph w8a16 = test::export_qdq_model(g, s, config_for_scheme("w8a16")).graph;
+    const Graph w8a16 = test::export_qdq_model(g, s, config_for_scheme(Scheme::kW8A16)).graph;
     r.w8a16 = Executor(w8a16, one).run({{input, x}});
-    const Graph w8a8 = test::export_qdq_model(g, s, config_for_scheme("w8a8")).graph;
+    const Graph w8a8 = test::export_qdq_model(g, s, config_for_scheme(Scheme::kW8A8)).graph;
     ExecutorOptions int8 = one;
     int8.exec = ExecMode::kInt8;
     r.int8 = Executor(w8a8, int8).run({{input, x}});

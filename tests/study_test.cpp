@@ -350,7 +350,8 @@ TEST(StudyCli, BadInputIsOneLineAndWritesNothing) {
 
 TEST(StudyOptions, SchemesAndConfigKeys) {
   EXPECT_EQ(parse_study_scheme("w8a8-auto10").auto_percent, 10);
-  EXPECT_EQ(parse_study_scheme("w8a8-auto10").base, "w8a8");
+  EXPECT_EQ(parse_study_scheme("w8a8-auto10").base, Scheme::kW8A8);
+  EXPECT_EQ(parse_study_scheme("w8a16").base, Scheme::kW8A16);
   EXPECT_EQ(parse_study_scheme("w8a16").auto_percent, 0);
   EXPECT_THROW(parse_study_scheme("w8a8-auto0"), Error);
   EXPECT_THROW(parse_study_scheme("w8a8-auto"), Error);
@@ -361,7 +362,7 @@ TEST(StudyOptions, SchemesAndConfigKeys) {
   EXPECT_EQ(o.models, (std::vector<std::string>{"a.onnx", "b.onnx"}));
   EXPECT_EQ(o.arms, (std::vector<std::string>{"A", "C"}));
   EXPECT_EQ(o.bench_runs, 3);
-  EXPECT_EQ(study_placement(o), "cpu");
+  EXPECT_EQ(study_placement(o), Placement::kCpu);
   EXPECT_THROW(study_options_from_json(nlohmann::json::parse(R"({"bench_runs": "3"})")), Error);
   // Options survive their JSON form.
   EXPECT_EQ(study_options_to_json(study_options_from_json(study_options_to_json(o))),
@@ -694,7 +695,7 @@ TEST(StudyQuantize, FilesEqualTheQuantizeCommand) {
       for (const bool repair : {false, true}) {
         if (repair && (arm != Arm::kC || scheme != "w8a16")) continue;
         StudyOptions o;
-        o.range = "mse";
+        o.range = RangeMethod::kMse;
         o.target = "qnn-htp";  // placement auto: qnn
         o.images = dir + "/calib";
         o.calib_n = 2;

@@ -3,7 +3,7 @@
 //   edgeq::Model m = edgeq::Model::load("yolo11n-pose.onnx");
 //   edgeq::Calibration cal = edgeq::calibrate(m, edgeq::ImageSource::from_path("calib/"));
 //   edgeq::QuantizeOptions o;
-//   o.scheme = "w8a16";
+//   o.scheme = edgeq::Scheme::kW8A16;  // or edgeq::parse<edgeq::Scheme>("w8a16")
 //   edgeq::quantize(m, cal.stats, o).save("q.onnx");
 //
 // Every failure is an edgeq::Error with a one-line message.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "edgeq/calibrate.h"
+#include "edgeq/choices.h"
 #include "edgeq/images.h"
 #include "edgeq/model.h"
 #include "edgeq/progress.h"
@@ -34,9 +35,10 @@ struct AutoSearchOptions {
 };
 
 struct QuantizeOptions {
-  std::string scheme = "w8a8";   // "w8a8" | "w8a16"
-  std::string range = "minmax";  // "minmax" | "percentile" | "entropy" | "mse"
-  // For range "percentile" (only): in [50, 100]; 0: kDefaultPercentile.
+  // The names (edgeq/choices.h): parse<Scheme>("w8a16"), name(o.scheme).
+  Scheme scheme = Scheme::kW8A8;             // w8a8 | w8a16
+  RangeMethod range = RangeMethod::kMinMax;  // minmax | percentile | entropy | mse
+  // For range kPercentile (only): in [50, 100]; 0: kDefaultPercentile.
   double percentile = 0;
   static constexpr double kDefaultPercentile = 99.99;
   // Values kept at 16 bit: value names, "decode" (the YOLO head's pixel-space decode tail) or
@@ -46,18 +48,18 @@ struct QuantizeOptions {
   std::vector<std::string> mixed;    // more 16-bit values (a mixed set, e.g. a search's result)
   std::vector<std::string> exclude;  // node names left in float
   std::string overrides_file;        // JSON {tensor: {bitwidth, min, max, symmetric} | "float"}
-  std::string placement = "ort";     // "ort" | "qnn" | "cpu"
-  std::string qdq16 = "auto";        // how 16-bit Q/DQ are written: "auto" | "contrib" | "opset21"
+  Placement placement = Placement::kOrt;  // ort | qnn | cpu
+  Qdq16 qdq16 = Qdq16::kAuto;             // how 16-bit Q/DQ are written: auto | contrib | opset21
   bool per_tensor_weights = false;
   bool symmetric_activations = false;
   // w8a8 only, one of the two: Conv weight codes no int16 pair of products of x86 int8 kernels
   // without VNNI can overflow; or 7-bit weight codes everywhere (ONNX Runtime's reduce_range).
   bool saturation_safe = false, reduce_range = false;
-  // Graph inputs / outputs as integer codes, as NPU deployments compile them: "none" | "in" (the
-  // image as uint8 pixels: scale 1/255, zero point 0) | "out" (each output as uint16 codes of a
-  // 16-bit encoding) | "both". Every edgeq command runs such a model with float images in and
+  // Graph inputs / outputs as integer codes, as NPU deployments compile them: none | in (the
+  // image as uint8 pixels: scale 1/255, zero point 0) | out (each output as uint16 codes of a
+  // 16-bit encoding) | both. Every edgeq command runs such a model with float images in and
   // float outputs out (the codes quantized and dequantized at the ends).
-  std::string quantize_io = "none";
+  QuantizeIo quantize_io = QuantizeIo::kNone;
   // Images for weight repair (sampled as calibrate() does) and the search's evaluations: a
   // validation split the statistics did not see. Without them neither runs.
   std::shared_ptr<const ImageSource> images;
@@ -73,8 +75,8 @@ struct QuantizeSummary {
   size_t weights_per_channel = 0, params_per_tensor = 0;
   size_t decode_tail_values = 0, decode_tail_8bit = 0;
   int64_t saturation_safe_codes = 0, saturation_safe_convs = 0;
-  std::string range;      // as applied, e.g. "percentile:99.99"
-  std::string placement;  // "ort" | "qnn" | "cpu"
+  std::string range;                      // as applied, e.g. "percentile:99.99"
+  Placement placement = Placement::kOrt;  // as applied
   // With quantize_io: each graph input / output that carries codes, e.g.
   // "input images: u8 [0, 1] scale 0.00392 zp 0".
   std::vector<std::string> io;
@@ -143,8 +145,9 @@ class QuantizedModel {
   std::shared_ptr<const Impl> impl_;
 };
 
-// Throws edgeq::Error naming the first option that is out of range, contradicts another, or is set
-// where it does nothing (percentile without range "percentile", search.n without a search,
+// Throws edgeq::Error naming the first option that is out of range (an enum value outside its
+// names, e.g. a cast, included), contradicts another, or is set where it does nothing (percentile
+// without range percentile, search.n without a search,
 // repair.n / seed / memory_mib without weight repair); quantize() calls it first; a front end may
 // call it before reading any file.
 void validate(const QuantizeOptions& options);

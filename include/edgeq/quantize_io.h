@@ -4,14 +4,15 @@
 #include <string>
 
 #include "edgeq/calibrate.h"
+#include "edgeq/choices.h"
 #include "edgeq/model.h"
 
 namespace edgeq {
 
-// `qdq` (a model quantize() wrote) with its graph inputs / outputs as integer codes: `io` is
-// "in" | "out" | "both" | "none", as QuantizeOptions::quantize_io; `stats` (the statistics it was
-// quantized with) give the outputs' ranges. Throws edgeq::Error for another `io`.
+// `qdq` (a model quantize() wrote) with its graph inputs / outputs as integer codes: `io` as
+// QuantizeOptions::quantize_io (parse<QuantizeIo>("both") from a name); `stats` (the statistics
+// it was quantized with) give the outputs' ranges. Throws edgeq::Error for an out-of-range `io`.
 Model quantize_model_io(const Model& qdq, const CalibrationStats& stats,
-                        const std::string& io = "both");
+                        QuantizeIo io = QuantizeIo::kBoth);
 
 }  // namespace edgeq

@@ -4,9 +4,11 @@
 // self-contained OUT/index.html. What `edgeq study` runs.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "edgeq/choices.h"
 #include "edgeq/progress.h"
 
 namespace edgeq {
@@ -27,11 +29,13 @@ struct StudyConfig {
   std::vector<std::string> schemes{"w8a16", "w8a8"};
   std::vector<std::string> arms{"A", "B", "C"};
   std::string target = "qnn-htp";  // doctor's op table: qnn-htp | rknn | cpu | openvino
-  std::string placement = "auto";  // auto: qnn for qnn-htp, cpu for cpu/openvino, else ort
-  std::string range = "minmax";    // minmax | percentile | entropy | mse
-  std::string out;                 // folder for data.json, index.html and cache/
-  size_t calib_n = 128;            // calibration images sampled
-  uint64_t seed = 0;               // calibration sampling seed
+  // nullopt ("auto" in the JSON form and on the command line): qnn for qnn-htp, cpu for
+  // cpu/openvino, else ort.
+  std::optional<Placement> placement;
+  RangeMethod range = RangeMethod::kMinMax;  // minmax | percentile | entropy | mse
+  std::string out;                           // folder for data.json, index.html and cache/
+  size_t calib_n = 128;                      // calibration images sampled
+  uint64_t seed = 0;                         // calibration sampling seed
   int histogram_stride = 64;
   int test_n = 0;      // test images used (0: all)
   int auto_n = 8;      // the search's images

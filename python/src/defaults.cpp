@@ -30,15 +30,15 @@ py::dict calibrate_defaults() {
 py::dict quantize_defaults() {
   const QuantizeOptions o;
   py::dict d;
-  d["scheme"] = o.scheme;
-  d["range"] = o.range;
-  d["placement"] = o.placement;
-  d["qdq16"] = o.qdq16;
+  d["scheme"] = std::string(name(o.scheme));
+  d["range"] = std::string(name(o.range));
+  d["placement"] = std::string(name(o.placement));
+  d["qdq16"] = std::string(name(o.qdq16));
   d["per_tensor_weights"] = o.per_tensor_weights;
   d["symmetric_activations"] = o.symmetric_activations;
   d["saturation_safe"] = o.saturation_safe;
   d["reduce_range"] = o.reduce_range;
-  d["quantize_io"] = o.quantize_io;
+  d["quantize_io"] = std::string(name(o.quantize_io));
   d["cle"] = o.repair.cle;
   d["bias_correction"] = o.repair.bias_correction;
   d["repair_n"] = o.repair.n;

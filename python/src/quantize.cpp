@@ -27,6 +27,12 @@ T integer_option(const std::string& key, const py::handle& v, T lo, const char* 
               py::str(v).cast<std::string>());
 }
 
+// A choice (edgeq/choices.h): a str naming one of E's values, in any case.
+template <class E>
+E choice_option(const std::string& key, const py::handle& v) {
+  return parse<E>(option<std::string>(key, v, "a str"));
+}
+
 size_t count_option(const std::string& key, const py::handle& v) {
   return integer_option<size_t>(key, v, 1, "a positive integer (1 or more)");
 }
@@ -43,9 +49,9 @@ QuantizeOptions options_from(const py::dict& kw) {
     const std::string k = item.first.cast<std::string>();
     const py::handle v = item.second;
     if (k == "scheme")
-      o.scheme = option<std::string>(k, v, "a str");
+      o.scheme = choice_option<Scheme>(k, v);
     else if (k == "range")
-      o.range = option<std::string>(k, v, "a str");
+      o.range = choice_option<RangeMethod>(k, v);
     else if (k == "percentile")
       o.percentile = option<double>(k, v, "a number");
     else if (k == "a16")
@@ -57,9 +63,9 @@ QuantizeOptions options_from(const py::dict& kw) {
     else if (k == "overrides")
       o.overrides_file = v.is_none() ? "" : path_string(v);
     else if (k == "placement")
-      o.placement = option<std::string>(k, v, "a str");
+      o.placement = choice_option<Placement>(k, v);
     else if (k == "qdq16")
-      o.qdq16 = option<std::string>(k, v, "a str");
+      o.qdq16 = choice_option<Qdq16>(k, v);
     else if (k == "per_tensor_weights")
       o.per_tensor_weights = option<bool>(k, v, "a bool");
     else if (k == "symmetric_activations")
@@ -69,7 +75,7 @@ QuantizeOptions options_from(const py::dict& kw) {
     else if (k == "reduce_range")
       o.reduce_range = option<bool>(k, v, "a bool");
     else if (k == "quantize_io")
-      o.quantize_io = option<std::string>(k, v, "a str");
+      o.quantize_io = choice_option<QuantizeIo>(k, v);
     else if (k == "gptq")
       o.repair.gptq = v.is_none()                            ? RepairOptions::Gptq::kSchemeDefault
                       : option<bool>(k, v, "None or a bool") ? RepairOptions::Gptq::kOn

@@ -119,7 +119,7 @@ TargetOps parse_target(const std::string& text, const std::string& what) {
                 ": 'shares_concat_encoding' must be true or false");
     t.shares_concat_encoding = j.at("shares_concat_encoding").get<bool>();
   }
-  t.placement = r.one_of("placement", "ort", {"ort", "qnn", "cpu"});
+  t.placement = parse<Placement>(r.text("placement", "ort"), what + ": 'placement'");
   t.placement_why = r.text("placement_why", "");
   t.float_ops_run_on = r.text("float_ops_run_on", "the CPU");
   if (j.contains("int8_pairs")) t.int8_pairs = r.one_of("int8_pairs", "", {"saturate", "depends"});

@@ -7,16 +7,18 @@
 #include <string>
 #include <vector>
 
+#include "edgeq/choices.h"
+
 namespace edgeq {
 
 struct TargetOps {
   std::string target;  // "qnn-htp", "rknn", "cpu", ...
   std::string name;    // human-readable
   bool is_npu = false;
-  bool shares_concat_encoding = false;  // the toolchain forces one encoding across a Concat
-  std::string placement = "ort";        // the quantize --placement this target wants
-  std::string placement_why;            // why, for the doctor
-  std::string float_ops_run_on;         // what happens to ops left in float
+  bool shares_concat_encoding = false;    // the toolchain forces one encoding across a Concat
+  Placement placement = Placement::kOrt;  // the quantize placement this target wants
+  std::string placement_why;              // why, for the doctor
+  std::string float_ops_run_on;           // what happens to ops left in float
   // How its int8 convolutions add u8 x s8 products (analysis/int8_saturation.h): "saturate" (in
   // int16 pairs that can overflow), "depends" (on the CPU), or "" (exactly / not judged).
   std::string int8_pairs;

@@ -7,9 +7,9 @@
 
 namespace edgeq {
 
-std::string guess_placement(const Graph& model) {
+std::optional<Placement> guess_placement(const Graph& model) {
   const auto acts = encodings_from_qdq(model).activations;
-  if (acts.empty()) return "";
+  if (acts.empty()) return std::nullopt;
   const Graph view = strip_qdq(model);
   auto encoded = [&](const std::string& v) {
     auto it = acts.find(v);
@@ -32,26 +32,28 @@ std::string guess_placement(const Graph& model) {
       shared += all;
     }
   }
-  if (!conv_outputs) return "cpu";
+  if (!conv_outputs) return Placement::kCpu;
   // Under qnn every Concat shares one encoding; under ort only those whose inputs happen to
   // (Split outputs of one value, say).
-  return concats > 0 && shared == concats ? "qnn" : "ort";
+  return concats > 0 && shared == concats ? Placement::kQnn : Placement::kOrt;
 }
 
 Finding placement_advice(const Graph& model, const TargetOps& target) {
-  const std::string have = guess_placement(model);
+  const std::optional<Placement> have = guess_placement(model);
   Finding f;
   f.kind = "placement";
   f.severity = Severity::kInfo;  // advice: what actually breaks shows as float-tail findings
-  f.score = !have.empty() && have != target.placement ? 1 : 0;
-  f.message = target.target + " wants Q/DQ placement '" + target.placement + "'" +
+  f.score = have && *have != target.placement ? 1 : 0;
+  f.message = target.target + " wants Q/DQ placement '" +
+              std::string(edgeq::name(target.placement)) + "'" +
               (target.placement_why.empty() ? "" : ": " + target.placement_why);
-  if (have.empty())
+  if (!have)
     f.message += " (this model is float)";
-  else if (have == target.placement)
+  else if (*have == target.placement)
     f.message += "; this model's Q/DQ sit that way";
   else
-    f.message += "; this model's Q/DQ sit as placement '" + have + "' puts them";
+    f.message +=
+        "; this model's Q/DQ sit as placement '" + std::string(edgeq::name(*have)) + "' puts them";
   return f;
 }
 

@@ -6,6 +6,7 @@
 // The doctor reports both as one info finding (ops a target cannot run quantized are reported
 // apart, as float-tail and placement findings); a mismatch sorts first among the infos.
 #pragma once
+#include <optional>
 #include <string>
 
 #include "analysis/finding.h"
@@ -14,8 +15,8 @@
 
 namespace edgeq {
 
-// "" for a model without Q/DQ.
-std::string guess_placement(const Graph& model);
+// nullopt for a model without Q/DQ.
+std::optional<Placement> guess_placement(const Graph& model);
 Finding placement_advice(const Graph& model, const TargetOps& target);
 
 }  // namespace edgeq

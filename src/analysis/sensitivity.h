@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "edgeq/choices.h"
 #include "edgeq/mixed_set.h"
 #include "eval/detection_loss.h"
 #include "ir/graph.h"
@@ -20,8 +21,8 @@ namespace edgeq {
 
 struct SensitivityOptions {
   int bits = 8;
-  std::string range = "minmax";  // range scheme spec (quant/range_scheme.h)
-  std::string output;            // "" = the first graph output
+  RangeMethod range = RangeMethod::kMinMax;  // quant/range_scheme.h
+  std::string output;                        // "" = the first graph output
   // Called after each value with (done, total, value).
   std::function<void(size_t, size_t, const std::string&)> progress;
 };

@@ -56,7 +56,7 @@ nlohmann::json rows_json(const std::vector<SensitivityRow>& rows) {
 // Ranks each value (and each block) by the output error it causes alone at 8 bit.
 void rank(const Graph& view, const Stats& stats, const TargetOps& target, const Inputs& inputs,
           double top_percent, ProgressReporter& progress, DoctorReport& rep) {
-  QuantConfig c = config_for_scheme("w8a8");
+  QuantConfig c = config_for_scheme(Scheme::kW8A8);
   c.placement = target.shares_concat_encoding ? Placement::kQnn : Placement::kOrt;
   const QuantPlan plan =
       plan_quantization(view, c, [&](const std::string& v) { return stats.values.count(v) != 0; });

@@ -31,11 +31,11 @@ bool a16_none(const QuantizeOptions& o) {
 
 QuantConfig config_for(const QuantizeOptions& o) {
   QuantConfig c = config_for_scheme(o.scheme);
-  std::ostringstream pct;
-  pct << (o.percentile != 0 ? o.percentile : QuantizeOptions::kDefaultPercentile);
-  c.range = o.range == "percentile" ? "percentile:" + pct.str() : o.range;
-  c.placement = parse_placement(o.placement);
-  c.qdq16 = parse_qdq16(o.qdq16);
+  c.range = o.range;
+  if (o.range == RangeMethod::kPercentile)
+    c.percentile = o.percentile != 0 ? o.percentile : QuantizeOptions::kDefaultPercentile;
+  c.placement = o.placement;
+  c.qdq16 = o.qdq16;
   c.per_channel_weights = !o.per_tensor_weights;
   c.activation_symmetric = o.symmetric_activations;
   c.saturation_safe = o.saturation_safe;
@@ -85,7 +85,7 @@ std::vector<InertOption> inert_quantize_options(const QuantizeOptions& o) {
   const std::string no_repair =
       "weight repair (images, and gptq (the w8a16 default), cle or bias_correction)";
   std::vector<InertOption> inert;
-  if (o.range != "percentile")
+  if (o.range != RangeMethod::kPercentile)
     inert.push_back({"percentile", "range percentile", o.percentile != d.percentile});
   if (o.search.percent == 0) inert.push_back({"auto_n", "auto", o.search.n != d.search.n});
   if (!repair) {
@@ -97,6 +97,12 @@ std::vector<InertOption> inert_quantize_options(const QuantizeOptions& o) {
 }
 
 void validate(const QuantizeOptions& o) {
+  // Every choice names one of its values (a value cast from a number may not): name() throws.
+  (void)edgeq::name(o.scheme);
+  (void)edgeq::name(o.range);
+  (void)edgeq::name(o.placement);
+  (void)edgeq::name(o.qdq16);
+  (void)edgeq::name(o.quantize_io);
   const QuantConfig c = config_for_scheme(o.scheme);
   const bool none = a16_none(o);
   for (const std::string& n : o.a16)
@@ -104,15 +110,14 @@ void validate(const QuantizeOptions& o) {
   check_unique(o.a16, "a16");
   check_unique(o.mixed, "mixed");
   check_unique(o.exclude, "exclude");
-  check_range_scheme("range", o.range);  // before weight repair or the search runs
   if (o.percentile != 0) check_option("percentile", o.percentile, ranges::kPercentile);
   check_option("threads", o.threads, ranges::threads());
-  parse_quantize_io(o.quantize_io);
   if (o.saturation_safe || o.reduce_range) {
     EDGEQ_CHECK(!(o.saturation_safe && o.reduce_range),
                 "saturation_safe and reduce_range are two answers to one problem; choose one");
     EDGEQ_CHECK(c.activation_bits == 8 && c.weight_bits == 8,
-                o.saturation_safe ? "saturation_safe" : "reduce_range", ": scheme ", o.scheme,
+                o.saturation_safe ? "saturation_safe" : "reduce_range", ": scheme ",
+                edgeq::name(o.scheme),
                 " has no u8 x s8 int16 pairs to protect (only w8a8's 8-bit activations run on "
                 "them)");
   }
@@ -130,7 +135,7 @@ void validate(const QuantizeOptions& o) {
   if (o.search.percent != 0) {
     check_option("auto", o.search.percent, ranges::kBudgetPercent);
     EDGEQ_CHECK(c.activation_bits == 8, "the search chooses a W8A8 model's 16-bit values: scheme ",
-                o.scheme, " has none to choose");
+                edgeq::name(o.scheme), " has none to choose");
     EDGEQ_CHECK(o.images != nullptr,
                 "the search needs images (validation images the stats did "
                 "not see)");
@@ -146,7 +151,8 @@ QuantizedModel quantize(const Model& model, const CalibrationStats& calibration,
   check_stats_for_model(stats, model.sha256(), impl_of(calibration).source, model.name());
   ProgressReporter progress(o.progress);
   auto out = std::make_shared<detail::QuantizedModelImpl>();
-  out->scheme = o.scheme, out->placement = o.placement, out->quantize_io = o.quantize_io;
+  out->scheme = edgeq::name(o.scheme), out->placement = edgeq::name(o.placement);
+  out->quantize_io = edgeq::name(o.quantize_io);
 
   // a16: unset, W8A8 keeps the decode tail at 16 bit when the model has one (a cut arm has none);
   // unless 'none', the outputs are assembled in float.
@@ -168,7 +174,7 @@ QuantizedModel quantize(const Model& model, const CalibrationStats& calibration,
   out->q = quantize_model(g, plan, stats, c, repaired);
   out->warnings.insert(out->warnings.end(), out->q.warnings.begin(), out->q.warnings.end());
   check_decode_tail(tail, *out);
-  quantize_io(out->q, parse_quantize_io(o.quantize_io), stats);
+  quantize_io(out->q, o.quantize_io, stats);
   for (const CodedValue& c : coded_io(out->q.graph))
     out->summary.io.push_back((c.input ? "input " : "output ") + c.name + ": " +
                               c.encoding.describe());
@@ -183,8 +189,8 @@ QuantizedModel quantize(const Model& model, const CalibrationStats& calibration,
   sum.params_per_tensor = s.params_per_tensor;
   sum.saturation_safe_codes = out->q.saturation_safe_codes;
   sum.saturation_safe_convs = out->q.saturation_safe_convs;
-  sum.range = c.range;
-  sum.placement = placement_name(c.placement);
+  sum.range = make_range_scheme(c.range, c.percentile)->name();
+  sum.placement = c.placement;
   return detail::ApiAccess::make<QuantizedModel>(std::move(out));
 }
 

@@ -7,8 +7,8 @@
 
 namespace edgeq {
 
-Model quantize_model_io(const Model& qdq, const CalibrationStats& stats, const std::string& io) {
-  const QuantizeIo which = parse_quantize_io(io);
+Model quantize_model_io(const Model& qdq, const CalibrationStats& stats, QuantizeIo which) {
+  (void)edgeq::name(which);  // an out-of-range value throws
   QdqModel q;
   q.graph = impl_of(qdq).graph;
   q.encodings = encodings_from_qdq(q.graph);

@@ -33,15 +33,15 @@ std::map<std::string, TensorEncoding> activation_encodings(const Graph& g, const
     EDGEQ_CHECK(names.count(kv.first), "overrides: tensor '", kv.first,
                 "' is not a value of the model");
     EDGEQ_CHECK(plan.is_quantized(kv.first) || kv.second.is_float, "overrides: tensor '", kv.first,
-                "' has no encoding under placement ", placement_name(config.placement),
+                "' has no encoding under placement ", edgeq::name(config.placement),
                 " (it is not an input or output of a quantized op)");
   }
   for (const std::string& v : config.a16) {
     EDGEQ_CHECK(names.count(v), "16-bit list: '", v, "' is not a value of the model");
     EDGEQ_CHECK(plan.is_quantized(v), "16-bit list: '", v, "' has no encoding under placement ",
-                placement_name(config.placement));
+                edgeq::name(config.placement));
   }
-  std::unique_ptr<RangeScheme> scheme = make_range_scheme(config.range);
+  std::unique_ptr<RangeScheme> scheme = make_range_scheme(config.range, config.percentile);
   const std::set<std::string> silu = silu_values(g);
 
   // Groups of SiLU inputs only (quant/silu_gate.h) are encoded after the gates they need.

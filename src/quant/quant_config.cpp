@@ -1,7 +1,5 @@
 #include "quant/quant_config.h"
 
-#include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -10,36 +8,17 @@
 
 namespace edgeq {
 
-QuantConfig config_for_scheme(const std::string& scheme) {
-  std::string s = scheme;
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+QuantConfig config_for_scheme(Scheme scheme) {
   QuantConfig c;
-  if (s == "w8a8") {
-    c.activation_bits = 8;
-  } else if (s == "w8a16") {
-    c.activation_bits = 16;
-  } else {
-    fail("unknown quantization scheme '", scheme, "' (choose w8a8 or w8a16)");
+  switch (scheme) {
+    case Scheme::kW8A8:
+      c.activation_bits = 8;
+      return c;
+    case Scheme::kW8A16:
+      c.activation_bits = 16;
+      return c;
   }
-  return c;
-}
-
-const char* placement_name(Placement p) {
-  return p == Placement::kOrt ? "ort" : p == Placement::kQnn ? "qnn" : "cpu";
-}
-
-Placement parse_placement(const std::string& s) {
-  if (s == "ort") return Placement::kOrt;
-  if (s == "qnn") return Placement::kQnn;
-  if (s == "cpu") return Placement::kCpu;
-  fail("unknown placement '", s, "' (choose ort, qnn or cpu)");
-}
-
-Qdq16 parse_qdq16(const std::string& s) {
-  if (s == "auto") return Qdq16::kAuto;
-  if (s == "contrib") return Qdq16::kContrib;
-  if (s == "opset21") return Qdq16::kOpset21;
-  fail("unknown 16-bit Q/DQ form '", s, "' (choose auto, contrib or opset21)");
+  fail("scheme: ", edgeq::name(scheme));  // an out-of-range value: name() throws
 }
 
 std::map<std::string, TensorOverride> parse_overrides(const std::string& text,

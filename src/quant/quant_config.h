@@ -1,11 +1,12 @@
 // QuantConfig: every choice `edgeq quantize` makes, as data (scheme, range scheme, placement,
 // 16-bit names, exclusions, per-tensor overrides). Overrides are applied last.
 #pragma once
-#include "edgeq/choices.h"
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+
+#include "edgeq/choices.h"
 
 namespace edgeq {
 
@@ -20,9 +21,7 @@ namespace edgeq {
 //         OpenVINO / NNCF do for CPUs: a Conv's output, SiLU, Sigmoid, elementwise ops, Concat
 //         and the decode stay in higher precision, and each value is rounded once, where the
 //         next compute op reads it.
-// (edgeq::Placement: edgeq/choices.h)
-// "ort" | "qnn" | "cpu".
-const char* placement_name(Placement p);
+// (edgeq::Placement: edgeq/choices.h; its name: edgeq::name(p).)
 
 // 16-bit QuantizeLinear / DequantizeLinear exist in the ONNX domain from opset 21 and in ORT's
 // com.microsoft domain before that. kAuto does what ORT's quantizer does: the ONNX domain when
@@ -45,8 +44,9 @@ struct QuantConfig {
   bool per_channel_weights = true;
   bool activation_symmetric = false;  // int8/int16 symmetric instead of uint8/uint16 asymmetric
   Placement placement = Placement::kOrt;
-  std::string range = "minmax";  // range scheme spec (quant/range_scheme.h)
-  std::set<std::string> a16;     // values kept at 16 bit under W8A8 (mixed precision)
+  RangeMethod range = RangeMethod::kMinMax;  // quant/range_scheme.h
+  double percentile = 0;                     // with kPercentile: P (0: 99.99)
+  std::set<std::string> a16;                 // values kept at 16 bit under W8A8 (mixed precision)
   // Values of the YOLO head's pixel-space decode tail (quant/decode_tail.h, filled by the
   // caller): constants of the nodes that write them are kept exact or at 16 bit.
   std::set<std::string> decode_tail;
@@ -61,10 +61,8 @@ struct QuantConfig {
   bool reduce_range = false;
 };
 
-// "w8a8" or "w8a16" (case-insensitive); throws listing the choices.
-QuantConfig config_for_scheme(const std::string& scheme);
-Placement parse_placement(const std::string& s);  // "ort" | "qnn" | "cpu"
-Qdq16 parse_qdq16(const std::string& s);          // "auto" | "contrib" | "opset21"
+// The scheme's defaults: 8-bit weights, 8- or 16-bit activations. An out-of-range value throws.
+QuantConfig config_for_scheme(Scheme scheme);
 // Parses an overrides JSON object; throws naming `what` and the tensor at fault.
 std::map<std::string, TensorOverride> parse_overrides(const std::string& json_text,
                                                       const std::string& what);

@@ -100,27 +100,6 @@ void quantize_output(QdqModel& q, ValueInfo& out, const Stats& stats) {
 
 }  // namespace
 
-QuantizeIo parse_quantize_io(const std::string& s) {
-  if (s == "none" || s.empty()) return QuantizeIo::kNone;
-  if (s == "in") return QuantizeIo::kIn;
-  if (s == "out") return QuantizeIo::kOut;
-  if (s == "both") return QuantizeIo::kBoth;
-  fail("quantize_io '", s, "' is not one of none, in, out, both");
-}
-
-const char* quantize_io_name(QuantizeIo io) {
-  switch (io) {
-    case QuantizeIo::kIn:
-      return "in";
-    case QuantizeIo::kOut:
-      return "out";
-    case QuantizeIo::kBoth:
-      return "both";
-    default:
-      return "none";
-  }
-}
-
 Encoding image_code_encoding() {
   return encoding_from_range(0.0, 1.0, 8, false, false);
 }

@@ -11,19 +11,15 @@
 //        step with the pixel coordinates: the doctor reports it).
 // The encodings of both ends go to EncodingSet::io (the encodings JSON's "io_encodings").
 #pragma once
-#include "edgeq/choices.h"
 #include <string>
 
+#include "edgeq/choices.h"
 #include "quant/qdq_export.h"
 #include "quant/stats.h"
 
 namespace edgeq {
 
-// edgeq::QuantizeIo: edgeq/choices.h
-
-// "none" | "in" | "out" | "both"; throws listing the choices.
-QuantizeIo parse_quantize_io(const std::string& s);
-const char* quantize_io_name(QuantizeIo io);
+// edgeq::QuantizeIo: edgeq/choices.h (its name: edgeq::name(io)).
 
 // Rewrites the exported model `q` in place (see above); `stats` gives the outputs' ranges.
 void quantize_io(QdqModel& q, QuantizeIo io, const Stats& stats);

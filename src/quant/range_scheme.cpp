@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 
 #include "core/error.h"
 
@@ -30,36 +29,21 @@ Range clamp_to_observed(const Histogram& h, Range r) {
   return r;
 }
 
-std::unique_ptr<RangeScheme> make_range_scheme(const std::string& spec) {
-  std::string name = spec, arg;
-  size_t colon = spec.find(':');
-  if (colon != std::string::npos) {
-    name = spec.substr(0, colon);
-    arg = spec.substr(colon + 1);
-  }
-  if (name == "percentile") {
-    double p = 99.99;
-    if (!arg.empty()) {
-      char* end = nullptr;
-      p = std::strtod(arg.c_str(), &end);
-      EDGEQ_CHECK(end && *end == '\0' && p > 0 && p <= 100, "range scheme '", spec,
-                  "': percentile must be a number in (0, 100]");
+std::unique_ptr<RangeScheme> make_range_scheme(RangeMethod method, double percentile) {
+  switch (method) {
+    case RangeMethod::kMinMax:
+      return make_minmax_scheme();
+    case RangeMethod::kPercentile: {
+      const double p = percentile != 0 ? percentile : 99.99;
+      EDGEQ_CHECK(p > 0 && p <= 100, "range percentile: ", p, " is not in (0, 100]");
+      return make_percentile_scheme(p);
     }
-    return make_percentile_scheme(p);
+    case RangeMethod::kEntropy:
+      return make_entropy_scheme();
+    case RangeMethod::kMse:
+      return make_mse_scheme();
   }
-  EDGEQ_CHECK(arg.empty(), "range scheme '", spec, "' takes no argument");
-  if (name == "minmax") return make_minmax_scheme();
-  if (name == "entropy") return make_entropy_scheme();
-  if (name == "mse") return make_mse_scheme();
-  fail("unknown range scheme '", spec, "' (choose minmax, percentile[:P], entropy or mse)");
-}
-
-void check_range_scheme(const std::string& option, const std::string& spec) {
-  try {
-    make_range_scheme(spec);
-  } catch (const Error& e) {
-    fail(option, ": ", e.what());
-  }
+  fail("range: ", edgeq::name(method));  // an out-of-range value: name() throws
 }
 
 }  // namespace edgeq

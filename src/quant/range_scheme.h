@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "edgeq/choices.h"
 #include "quant/histogram.h"
 
 namespace edgeq {
@@ -40,11 +41,10 @@ std::unique_ptr<RangeScheme> make_minmax_scheme();
 std::unique_ptr<RangeScheme> make_percentile_scheme(double percentile);
 std::unique_ptr<RangeScheme> make_entropy_scheme();
 std::unique_ptr<RangeScheme> make_mse_scheme();
-// "minmax", "percentile", "percentile:99.9", "entropy" or "mse"; throws listing the choices.
-std::unique_ptr<RangeScheme> make_range_scheme(const std::string& spec);
-// The same check without building the scheme, for options checked before any work: throws
-// "<option>: unknown range scheme ... (choose ...)".
-void check_range_scheme(const std::string& option, const std::string& spec);
+// The scheme of `method`; `percentile` (kPercentile only) is P in (0, 100], 0: 99.99. Its name()
+// is what reports write: "minmax", "percentile:99.9", "entropy", "mse". An out-of-range method or
+// P throws.
+std::unique_ptr<RangeScheme> make_range_scheme(RangeMethod method, double percentile = 0);
 
 // Shared by the schemes: counts of |x| in bins [i * w, (i + 1) * w), w = h.bin_width(). Exact,
 // because the histogram's bins are aligned at 0.

@@ -15,7 +15,6 @@
 #include "core/option_range.h"
 #include "core/path_name.h"
 #include "ir/cut.h"
-#include "quant/range_scheme.h"
 #include "vision/image_io.h"
 
 namespace edgeq {
@@ -50,6 +49,17 @@ std::string string_value(const nlohmann::json& v, const std::string& key) {
   return v.get<std::string>();
 }
 
+// "auto": nullopt (the target's placement).
+std::optional<Placement> placement_value(const nlohmann::json& v, const std::string& key) {
+  const std::string s = string_value(v, key);
+  if (detail::same_name(s, "auto")) return std::nullopt;
+  try {
+    return parse<Placement>(s);
+  } catch (const Error&) {
+    fail("study config: ", key, ": '", s, "' is not one of auto, ", choices_text<Placement>());
+  }
+}
+
 bool bool_value(const nlohmann::json& v, const std::string& key) {
   EDGEQ_CHECK(v.is_boolean(), "study config: '", key, "' must be true or false, got ", v.dump());
   return v.get<bool>();
@@ -60,10 +70,11 @@ bool bool_value(const nlohmann::json& v, const std::string& key) {
 StudyScheme parse_study_scheme(const std::string& s) {
   StudyScheme r;
   r.name = s;
-  if (s == "w8a16" || s == "w8a8") {
-    r.base = s;
-    return r;
-  }
+  for (const Scheme base : {Scheme::kW8A16, Scheme::kW8A8})
+    if (s == edgeq::name(base)) {  // as written: the name labels the study's runs
+      r.base = base;
+      return r;
+    }
   const std::string prefix = "w8a8-auto";
   if (s.rfind(prefix, 0) == 0 && s.size() > prefix.size()) {
     const std::string p = s.substr(prefix.size());
@@ -75,7 +86,7 @@ StudyScheme parse_study_scheme(const std::string& s) {
       used = 0;
     }
     if (used == p.size() && v > 0 && v <= 100) {
-      r.base = "w8a8";
+      r.base = Scheme::kW8A8;
       r.auto_percent = v;
       return r;
     }
@@ -105,9 +116,9 @@ StudyOptions study_options_from_json(const nlohmann::json& j, StudyOptions o) {
     else if (key == "target")
       o.target = string_value(v, key);
     else if (key == "placement")
-      o.placement = string_value(v, key);
+      o.placement = placement_value(v, key);
     else if (key == "range")
-      o.range = string_value(v, key);
+      o.range = parse<RangeMethod>(string_value(v, key), "study config: range");
     else if (key == "out")
       o.out = string_value(v, key);
     else if (key == "calib_n")
@@ -150,8 +161,8 @@ nlohmann::json study_options_to_json(const StudyOptions& o) {
                       {"schemes", o.schemes},
                       {"arms", o.arms},
                       {"target", o.target},
-                      {"placement", o.placement},
-                      {"range", o.range},
+                      {"placement", o.placement ? edgeq::name(*o.placement) : "auto"},
+                      {"range", edgeq::name(o.range)},
                       {"out", o.out},
                       {"calib_n", o.calib_n},
                       {"seed", o.seed},
@@ -168,16 +179,19 @@ nlohmann::json study_options_to_json(const StudyOptions& o) {
   return j;
 }
 
-std::string study_placement(const StudyOptions& o) {
-  if (o.placement != "auto") return o.placement;
-  if (o.target == "qnn-htp") return "qnn";
-  if (o.target == "cpu" || o.target == "openvino") return "cpu";
-  return "ort";
+Placement study_placement(const StudyOptions& o) {
+  if (o.placement) return *o.placement;
+  if (o.target == "qnn-htp") return Placement::kQnn;
+  if (o.target == "cpu" || o.target == "openvino") return Placement::kCpu;
+  return Placement::kOrt;
 }
 
 void check_study_options(const StudyOptions& o) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  // Every choice names one of its values (a value cast from a number may not): name() throws.
+  (void)edgeq::name(study_placement(o));
+  (void)edgeq::name(o.range);
   EDGEQ_CHECK(!o.models.empty(), "study: no model given (models: M1.onnx, M2.onnx)");
   std::set<std::string> stems;
   for (const std::string& m : o.models) {
@@ -203,10 +217,6 @@ void check_study_options(const StudyOptions& o) {
   for (const std::string& a : o.arms)
     EDGEQ_CHECK(arms.insert(parse<Arm>(a, "arms")).second, "arms: '", a,
                 "' names an arm given before (each arm runs once)");
-  const std::string p = study_placement(o);
-  EDGEQ_CHECK(p == "ort" || p == "qnn" || p == "cpu", "placement: '", p,
-              "' is not one of auto, ort, qnn, cpu");
-  check_range_scheme("range", o.range);  // before the first calibration
   check_option("calib_n", o.calib_n, ranges::kImages);
   check_option("threads", o.threads, ranges::threads());
   check_option("histogram_stride", o.histogram_stride, ranges::kHistogramStride);
@@ -228,7 +238,7 @@ std::vector<InertOption> inert_study_options(const StudyOptions& o) {
     try {
       const StudyScheme scheme = parse_study_scheme(s);
       search |= scheme.auto_percent > 0;
-      w8a16 |= scheme.base == "w8a16";
+      w8a16 |= scheme.base == Scheme::kW8A16;
     } catch (const Error&) {
       // check_study_options names the scheme
     }

@@ -14,8 +14,8 @@ namespace edgeq {
 
 // A scheme of the study: "w8a16", "w8a8", or "w8a8-autoP" (W8A8 with `quantize --auto P`).
 struct StudyScheme {
-  std::string name;         // as given
-  std::string base;         // "w8a8" | "w8a16"
+  std::string name;  // as given
+  Scheme base = Scheme::kW8A8;
   double auto_percent = 0;  // 0: no mixed-precision search
 };
 // Throws one line listing the forms for anything else.
@@ -32,7 +32,7 @@ nlohmann::json study_options_to_json(const StudyOptions& o);
 // option set where it does nothing; no input among the files the study writes).
 void check_study_options(const StudyOptions& o);
 // inert_study_options, study_inputs and study_out_folder: edgeq/study.h.
-// "qnn" | "cpu" | "ort": the placement `auto` stands for with this target.
-std::string study_placement(const StudyOptions& o);
+// The placement given, or the one `auto` stands for with this target.
+Placement study_placement(const StudyOptions& o);
 
 }  // namespace edgeq

@@ -298,12 +298,16 @@ ArmState StudyRunner::cut(ModelState& m, Arm arm) {
 void StudyRunner::run_scheme(ModelState& m, ArmState& a, const StudyScheme& s,
                              const nlohmann::json& fp32_bench) {
   const std::string label = m.name + " arm " + std::string(edgeq::name(a.arm)) + " " + s.name;
-  const std::string placement = study_placement(o_);
+  const std::string placement(edgeq::name(study_placement(o_)));
   std::vector<std::string> qparts = {
-      kCacheVersion, "quantize",
-      a.sha,         m.calib_key,
-      s.name,        placement,
-      o_.range,      s.auto_percent > 0 ? val_sha_ + "/" + std::to_string(o_.auto_n) : ""};
+      kCacheVersion,
+      "quantize",
+      a.sha,
+      m.calib_key,
+      s.name,
+      placement,
+      std::string(edgeq::name(o_.range)),
+      s.auto_percent > 0 ? val_sha_ + "/" + std::to_string(o_.auto_n) : ""};
   if (o_.weight_repair)  // reads the calibration images (n, seed) again
     qparts.push_back("repair/" + calib_sha_ + "/" + std::to_string(o_.calib_n) + "/" +
                      std::to_string(o_.seed));
@@ -328,7 +332,7 @@ void StudyRunner::run_scheme(ModelState& m, ArmState& a, const StudyScheme& s,
   const nlohmann::json doc =
       step(label + " doctor", "doctor", cache_key({kCacheVersion, "doctor", qkey, o_.target}), "",
            {qid, a.id, calib_id}, [&] { return doctor_step(qpath, a.arm_stats(m), o_.target); });
-  const ExecMode exec = s.base == "w8a8" ? ExecMode::kInt8 : ExecMode::kSimulate;
+  const ExecMode exec = s.base == Scheme::kW8A8 ? ExecMode::kInt8 : ExecMode::kSimulate;
   const nlohmann::json bench =
       step(label + " latency", "bench",
            cache_key({kCacheVersion, "bench+io", kBenchVersion, qkey,
@@ -487,7 +491,7 @@ StudyRun StudyRunner::run() {
 
   nlohmann::json inputs = study_options_to_json(o_);
   inputs["models"] = models;
-  inputs["placement_used"] = study_placement(o_);
+  inputs["placement_used"] = edgeq::name(study_placement(o_));
   inputs["calibration_images"] = {{"count", calib_images_.size()}, {"sha256", calib_sha_}};
   inputs["test_images"] = {
       {"count", test_images_.size()}, {"sha256", test_sha_}, {"names", test_list}};

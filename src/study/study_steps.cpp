@@ -97,7 +97,7 @@ nlohmann::json quantize_step(const std::string& arm_path, const CalibrationStats
     q.images = std::make_shared<ImageSource>(ImageSource::from_path(o.images));
     // The calibration sample, where the scheme runs a repair step: GPTQ, w8a16's default (no
     // cle, no bias correction here), as inert_study_options says.
-    if (scheme.base == "w8a16") {
+    if (scheme.base == Scheme::kW8A16) {
       q.repair.n = o.calib_n;
       q.repair.seed = o.seed;
     }
@@ -118,7 +118,7 @@ nlohmann::json quantize_step(const std::string& arm_path, const CalibrationStats
                       {"float", s.activations_float}};
   j["decode_tail"] = s.decode_tail_values;
   j["weights_bytes"] = initializer_bytes(load_onnx(out_path));
-  j["placement"] = s.placement;
+  j["placement"] = edgeq::name(s.placement);
   if (o.weight_repair)
     j["weight_repair"] = {{"gptq", m.repair().gptq}, {"images", m.repair().images}};
   return j;
@@ -212,8 +212,8 @@ nlohmann::json bench_step(const std::string& path, ExecMode exec, int runs, int 
   nlohmann::json j = bench_json(model, exec, runs, warmup, threads);
   j["model"] = name;
   if (io_stats) {
-    j["quantized_io"] =
-        bench_json(quantize_model_io(model, *io_stats, "both"), exec, runs, warmup, threads);
+    j["quantized_io"] = bench_json(quantize_model_io(model, *io_stats, QuantizeIo::kBoth), exec,
+                                   runs, warmup, threads);
     j["quantized_io"]["model"] = name;
   }
   return j;

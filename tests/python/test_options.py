@@ -33,10 +33,49 @@ def test_a_bad_range_is_refused_before_weight_repair(real_model, real_stats, tra
         tasks.append(event)
         return True
 
-    with pytest.raises(edgeq.Error, match=r"range: unknown range scheme 'mse2'"):
+    with pytest.raises(edgeq.Error,
+                       match=r"range: 'mse2' is not one of minmax, percentile, entropy, mse"):
         edgeq.quantize(real_model, real_stats, scheme="w8a16", range="mse2", images=train_dir,
                        progress=progress)
     assert tasks == []
+
+
+BAD_CHOICES = [
+    ("scheme", "w4a8", "w8a8, w8a16"),
+    ("range", "kl", "minmax, percentile, entropy, mse"),
+    ("placement", "gpu", "ort, qnn, cpu"),
+    ("qdq16", "opset20", "auto, contrib, opset21"),
+    ("quantize_io", "inputs", "none, in, out, both"),
+]
+
+
+@pytest.mark.parametrize("images", ["missing", "unreadable"])
+@pytest.mark.parametrize("option,bad,accepted", BAD_CHOICES)
+def test_a_bad_choice_is_refused_before_any_image_is_read(real_model, real_stats, tmp_path,
+                                                          option, bad, accepted, images):
+    # One line naming the option and every accepted value, not the images' error: the images
+    # (weight repair's, under w8a16) are a folder that does not exist or holds no image.
+    folder = tmp_path / "images"
+    if images == "unreadable":
+        folder.mkdir()
+        (folder / "broken.jpg").write_bytes(b"not a jpeg")
+    tasks = []
+
+    def progress(*event):
+        tasks.append(event)
+        return True
+
+    options = {"scheme": "w8a16", option: bad}
+    with pytest.raises(edgeq.Error) as e:
+        edgeq.quantize(real_model, real_stats, images=str(folder), progress=progress, **options)
+    assert str(e.value) == f"{option}: '{bad}' is not one of {accepted}"
+    assert tasks == []
+
+
+@pytest.mark.parametrize("option", [c[0] for c in BAD_CHOICES])
+def test_a_choice_is_a_str(real_model, real_stats, option):
+    with pytest.raises(edgeq.Error, match=rf"quantize: option '{option}' expects a str, got int"):
+        edgeq.quantize(real_model, real_stats, progress=False, **{option: 8})
 
 
 def test_keyword_defaults_come_from_the_cpp_options():
