@@ -17,6 +17,9 @@
 #include "core/file_io.h"
 #include "core/sha256.h"
 #include "edgeq/bench.h"
+#include "edgeq/calibrate.h"
+#include "edgeq/quantize.h"
+#include "edgeq/report_json.h"
 #include "ir/cut.h"
 #include "ir/onnx_io.h"
 #include "json_schema.h"
@@ -175,6 +178,22 @@ TEST(StudyCli, DataValidatesAgainstTheSchema) {
       for (const auto& [k, v] : r["latency"][which].items()) got.insert(k);
       EXPECT_EQ(got, want) << r["model"] << " " << r["arm"] << " " << r["scheme"] << " " << which;
     }
+  // The study's quantize entry is the summary every front end writes (quantize_summary_json, the
+  // program's ledger row and Python's QuantizedModel.summary): the same options on the same model
+  // and images give the same JSON.
+  const Model model = Model::load(fx.dir + "/yolo11n.onnx");
+  const Calibration cal = calibrate(model, ImageSource::from_path(fx.dir + "/calib"));
+  QuantizeOptions qo;
+  qo.scheme = Scheme::kW8A16, qo.placement = Placement::kQnn;  // the study's target: qnn-htp
+  const nlohmann::json api =
+      nlohmann::json::parse(quantize_summary_json(quantize(model, cal.stats, qo)));
+  int compared = 0;
+  for (const auto& r : fx.third["runs"])
+    if (r["model"] == "yolo11n" && r["arm"] == "C" && r["scheme"] == "w8a16") {
+      EXPECT_EQ(r["quantize"], api);
+      ++compared;
+    }
+  EXPECT_EQ(compared, 1);
 }
 
 TEST(StudyCli, SchemaValidatorCatchesViolations) {
@@ -549,10 +568,10 @@ TEST(StudyCli, AutoSchemeRunsOnArmCWithinItsBudget) {
   EXPECT_EQ(a["budget_percent"].get<double>(), 20.0);
   EXPECT_EQ(a["images"].get<int>(), 2);
   const int64_t values = a["values"], values16 = a["values_16bit"];
-  const int64_t base16 = (*base)["activations"]["bits16"];
+  const int64_t base16 = (*base)["quantize"]["activations_16bit"];
   EXPECT_LE(values16, std::max<int64_t>(values * 20 / 100, base16));
   EXPECT_GE(values16, base16);
-  EXPECT_EQ((*autop)["activations"]["bits16"].get<int64_t>(), values16);
+  EXPECT_EQ((*autop)["quantize"]["activations_16bit"].get<int64_t>(), values16);
   EXPECT_TRUE((*autop)["metrics"].contains("detections"));
 }
 

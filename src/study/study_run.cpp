@@ -38,7 +38,7 @@ using Clock = std::chrono::steady_clock;
 
 // Bump when a step's result changes meaning, so old cache entries are not reused.
 // 2: artifacts recorded by size and hash; 3: entries by their SHA-256 (results too).
-const std::string kCacheVersion = "study-cache-3";
+const std::string kCacheVersion = "study-cache-4";
 // The latency steps' entries are the public bench's JSON (edgeq/bench.h) since this version.
 const std::string kBenchVersion = "bench-json-2";
 
@@ -360,7 +360,7 @@ void StudyRunner::run_scheme(ModelState& m, ArmState& a, const StudyScheme& s,
   run["model"] = m.name;
   run["arm"] = std::string(edgeq::name(a.arm));
   run["scheme"] = s.name;
-  run["placement"] = quant.at("placement");
+  run["placement"] = quant.at("quantize").at("placement");
   run["exec"] = bench.at("exec");
   nlohmann::json metrics = {{"outputs", cmp.at("outputs")}};
   if (cmp.contains("taps")) metrics["taps"] = cmp.at("taps");
@@ -376,7 +376,7 @@ void StudyRunner::run_scheme(ModelState& m, ArmState& a, const StudyScheme& s,
                           {"quantized", quant.at("weights_bytes")}};
   run["arena_bytes"] = {{"fp32", fp32_bench.at("arena_bytes")},
                         {"quantized", bench.at("arena_bytes")}};
-  run["activations"] = quant.at("activations");
+  run["quantize"] = quant.at("quantize");
   if (quant.contains("auto")) run["auto"] = quant.at("auto");
   run["findings"] = doc.at("findings");
   run["top_findings"] = doc.at("top");

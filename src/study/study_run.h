@@ -13,7 +13,7 @@ namespace edgeq {
 
 // 2: the latency entries are the public bench's JSON (edgeq/bench.h: weight_bytes,
 // input_bytes_per_frame, output_bytes_per_frame, ...).
-constexpr int kStudyDataVersion = 2;
+constexpr int kStudyDataVersion = 3;
 
 struct StudyRun {
   nlohmann::json data;                     // what data.json holds

@@ -12,6 +12,7 @@
 #include "edgeq/model.h"
 #include "edgeq/quantize.h"
 #include "edgeq/quantize_io.h"
+#include "edgeq/report_json.h"
 #include "ir/onnx_io.h"
 
 namespace edgeq {
@@ -112,13 +113,9 @@ nlohmann::json quantize_step(const std::string& arm_path, const CalibrationStats
         {"budget_percent", r.percent},   {"images", r.images}, {"chosen", r.chosen.size()},
         {"values_16bit", r.values16},    {"values", r.values}, {"base", error_json(r.base)},
         {"result", error_json(r.result)}};
-  const QuantizeSummary& s = m.summary();
-  j["activations"] = {{"bits8", s.activations_8bit},
-                      {"bits16", s.activations_16bit},
-                      {"float", s.activations_float}};
-  j["decode_tail"] = s.decode_tail_values;
+  // The summary every front end writes (edgeq::quantize_summary_json: one key set).
+  j["quantize"] = parse_json_text(quantize_summary_json(m));
   j["weights_bytes"] = initializer_bytes(load_onnx(out_path));
-  j["placement"] = edgeq::name(s.placement);
   if (o.weight_repair)
     j["weight_repair"] = {{"gptq", m.repair().gptq}, {"images", m.repair().images}};
   return j;
