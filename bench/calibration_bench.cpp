@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "bench_util.h"
-#include "quant/calibrator.h"
-#include "quant/histogram.h"
+#include "calib/calibrator.h"
+#include "calib/histogram.h"
 #include "runtime/executor.h"
 
 namespace {

@@ -1,7 +1,7 @@
-// AIMET-style encodings JSON (quant/encodings_json.h): encodings_from_json on arbitrary text; what
+// AIMET-style encodings JSON (encode/encodings_json.h): encodings_from_json on arbitrary text; what
 // it accepts writes back (1.0.0 and 0.6.1) to text that parses again.
+#include "encode/encodings_json.h"
 #include "fuzz_util.h"
-#include "quant/encodings_json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace edgeq;

@@ -1,7 +1,7 @@
-// Calibration stats files (quant/stats.h, CBOR or JSON): parse_stats on arbitrary bytes; for
+// Calibration stats files (calib/stats.h, CBOR or JSON): parse_stats on arbitrary bytes; for
 // what it accepts, merging with itself, quantiles and tail counts of every histogram.
+#include "calib/stats.h"
 #include "fuzz_util.h"
-#include "quant/stats.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace edgeq;

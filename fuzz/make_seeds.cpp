@@ -7,18 +7,18 @@
 #include <opencv2/imgcodecs.hpp>
 #include <random>
 
+#include "calib/calibrator.h"
+#include "calib/stats.h"
 #include "core/file_io.h"
 #include "core/npy.h"
+#include "encode/encodings_json.h"
+#include "encode/qdq_export.h"
+#include "encode/qdq_import.h"
+#include "encode/quant_config.h"
+#include "encode/quant_plan.h"
 #include "graph_builders.h"
 #include "ir/onnx_io.h"
 #include "quant/activation_encodings.h"
-#include "quant/calibrator.h"
-#include "quant/encodings_json.h"
-#include "quant/qdq_export.h"
-#include "quant/qdq_import.h"
-#include "quant/quant_config.h"
-#include "quant/quant_plan.h"
-#include "quant/stats.h"
 
 namespace {
 using namespace edgeq;

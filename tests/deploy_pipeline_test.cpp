@@ -10,10 +10,10 @@
 #include <thread>
 
 #include "core/error.h"
-#include "deploy/auto_pipeline.h"
-#include "deploy/pipeline.h"
-#include "deploy/pipeline_choice.h"
-#include "deploy/serial_run.h"
+#include "frames/auto_pipeline.h"
+#include "frames/pipeline.h"
+#include "frames/pipeline_choice.h"
+#include "frames/serial_run.h"
 
 namespace edgeq {
 namespace {
@@ -164,7 +164,7 @@ TEST(DeployPipeline, AFailingStageStopsAllAndRethrows) {
   }
 }
 
-// The choice by hand (deploy/pipeline_choice.h's formulas), in milliseconds a frame.
+// The choice by hand (frames/pipeline_choice.h's formulas), in milliseconds a frame.
 TEST(PipelineChoice, HandComputedCases) {
   // yolo11n-pose at 640 on 2 cores, 2 inference threads: serial 1.3 + 21 + 0.1 = 22.4; on one
   // thread inference would take 42: serial.

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <thread>
 
-#include "deploy/bounded_queue.h"
+#include "frames/bounded_queue.h"
 
 namespace edgeq {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <thread>
 
-#include "deploy/frame_timings.h"
+#include "frames/frame_timings.h"
 
 namespace edgeq {
 namespace {

@@ -16,10 +16,10 @@
 #include <random>
 
 #include "analysis/doctor.h"
+#include "encode/weight_encoding.h"
 #include "graph_builders.h"
 #include "ir/constants.h"
 #include "quant/decode_tail.h"
-#include "quant/weight_encoding.h"
 #include "zoo/yolo11.h"
 
 namespace edgeq {

@@ -4,12 +4,12 @@
 
 #include <cmath>
 
-#include "analysis/sensitivity.h"
+#include "core/encoding.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "edgeq/mixed_set.h"
 #include "graph_builders.h"
-#include "quant/encoding.h"
+#include "quant/sensitivity.h"
 #include "test_util.h"
 
 namespace edgeq {

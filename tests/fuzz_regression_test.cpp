@@ -8,14 +8,14 @@
 #include <fstream>
 #include <string>
 
+#include "calib/stats.h"
+#include "core/encoding.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/json_text.h"
 #include "core/npy.h"
+#include "encode/encodings_json.h"
 #include "ir/onnx_io.h"
-#include "quant/encoding.h"
-#include "quant/encodings_json.h"
-#include "quant/stats.h"
 #include "runtime/executor.h"
 #include "test_util.h"
 #include "vision/image_io.h"

@@ -3,9 +3,9 @@
 #include <random>
 #include <utility>
 
+#include "calib/calibrator.h"
+#include "encode/qdq_export.h"
 #include "quant/activation_encodings.h"
-#include "quant/calibrator.h"
-#include "quant/qdq_export.h"
 
 namespace edgeq::test {
 

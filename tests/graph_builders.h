@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "calib/stats.h"
+#include "encode/quant_config.h"
+#include "encode/quant_plan.h"
 #include "ir/graph.h"
-#include "quant/quant_config.h"
-#include "quant/quant_plan.h"
-#include "quant/stats.h"
 
 namespace edgeq::test {
 

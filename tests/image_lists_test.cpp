@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <opencv2/imgcodecs.hpp>
 
+#include "calib/calibration_images.h"
 #include "cli_util.h"
 #include "core/file_io.h"
-#include "quant/calibration_images.h"
 #include "test_util.h"
 #include "vision/synthetic_scenes.h"
 

@@ -9,12 +9,12 @@
 #include <optional>
 #include <random>
 
+#include "calib/calibrator.h"
 #include "core/error.h"
 #include "eval/detection_diff.h"
 #include "eval/task_metrics.h"
 #include "graph_builders.h"
 #include "ir/onnx_io.h"
-#include "quant/calibrator.h"
 #include "quant/decode_tail.h"
 #include "quant/quantize_model.h"
 #include "runtime/executor.h"

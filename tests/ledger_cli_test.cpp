@@ -8,8 +8,8 @@
 #include "cli_util.h"
 #include "core/file_io.h"
 #include "core/sha256.h"
-#include "report/ledger.h"
-#include "report/sqlite_db.h"
+#include "ledger/ledger.h"
+#include "ledger/sqlite_db.h"
 #include "test_util.h"
 
 namespace edgeq {

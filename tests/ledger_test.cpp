@@ -1,7 +1,7 @@
 // The regression ledger on its own: schema and WAL mode, one run's rows (runs, metrics, its kind
 // table), metric names from a report, files that are not ledgers, the regression check by hand,
 // and a writer killed with SIGKILL in the middle of writing many runs.
-#include "report/ledger.h"
+#include "ledger/ledger.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -15,8 +15,8 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
-#include "report/ledger_check.h"
-#include "report/sqlite_db.h"
+#include "ledger/ledger_check.h"
+#include "ledger/sqlite_db.h"
 #include "test_util.h"
 
 namespace edgeq {

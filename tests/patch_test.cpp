@@ -9,9 +9,9 @@
 #include "analysis/qdq_view.h"
 #include "cli_util.h"
 #include "core/error.h"
+#include "encode/qdq_import.h"
 #include "graph_builders.h"
 #include "ir/onnx_io.h"
-#include "quant/qdq_import.h"
 #include "runtime/executor.h"
 #include "test_util.h"
 

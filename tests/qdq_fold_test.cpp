@@ -11,10 +11,10 @@
 #include <limits>
 #include <random>
 
+#include "calib/calibrator.h"
 #include "core/sha256.h"
 #include "graph_builders.h"
 #include "ir/onnx_io.h"
-#include "quant/calibrator.h"
 #include "quant/quantize_model.h"
 #include "runtime/executor.h"
 #include "runtime/fake_quant.h"

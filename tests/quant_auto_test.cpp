@@ -1,4 +1,4 @@
-// quantize --auto (analysis/mixed_search.h) on the zoo yolo11n-pose over generated scenes: the
+// quantize --auto (quant/mixed_search.h) on the zoo yolo11n-pose over generated scenes: the
 // budget holds, blocks are ranked by their own rounding against the all-16-bit floor and taken by
 // gain per value, the result does not depend on threads, the chosen set reproduces the model
 // through --mixed, and bad input is one clear line with nothing written.

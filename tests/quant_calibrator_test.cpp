@@ -9,12 +9,12 @@
 #include <random>
 #include <set>
 
+#include "calib/calibration_run.h"
+#include "calib/calibrator.h"
+#include "calib/range_scheme.h"
 #include "core/error.h"
 #include "graph_builders.h"
 #include "ir/onnx_io.h"
-#include "quant/calibration_run.h"
-#include "quant/calibrator.h"
-#include "quant/range_scheme.h"
 #include "test_util.h"
 #include "vision/image_io.h"
 #include "vision/letterbox.h"

@@ -12,12 +12,12 @@
 #include <set>
 #include <sstream>
 
+#include "calib/calibration_images.h"
 #include "cli_util.h"
 #include "core/file_io.h"
 #include "core/progress.h"
+#include "encode/qdq_import.h"
 #include "ir/onnx_io.h"
-#include "quant/calibration_images.h"
-#include "quant/qdq_import.h"
 #include "runtime/executor.h"
 #include "test_util.h"
 #include "vision/image_io.h"

@@ -3,8 +3,8 @@
 // the YOLO decode tail (config.decode_tail) or is itself 16-bit, else from c's own range.
 #include <gtest/gtest.h>
 
+#include "encode/qdq_import.h"
 #include "graph_builders.h"
-#include "quant/qdq_import.h"
 
 namespace edgeq {
 namespace {

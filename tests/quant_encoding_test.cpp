@@ -5,9 +5,9 @@
 #include <cmath>
 #include <limits>
 
+#include "core/encoding.h"
 #include "core/error.h"
-#include "quant/encoding.h"
-#include "quant/weight_encoding.h"
+#include "encode/weight_encoding.h"
 
 namespace edgeq {
 

@@ -6,7 +6,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
-#include "quant/encodings_json.h"
+#include "encode/encodings_json.h"
 #include "test_util.h"
 
 namespace edgeq {

@@ -1,4 +1,4 @@
-// Exact grids (quant/exact_encoding.h) on hand cases: the DFL integers, strides, the anchor grid,
+// Exact grids (encode/exact_encoding.h) on hand cases: the DFL integers, strides, the anchor grid,
 // negative values, multiples of a decimal step, no grid at all, the storage conventions' limits;
 // and weight encodings that keep a max-abs grid when it is exact, take the tensor's grid or the
 // channel's own otherwise.
@@ -8,8 +8,8 @@
 #include <limits>
 
 #include "core/error.h"
-#include "quant/exact_encoding.h"
-#include "quant/weight_encoding.h"
+#include "encode/exact_encoding.h"
+#include "encode/weight_encoding.h"
 
 namespace edgeq {
 namespace {

@@ -7,10 +7,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "encode/exact_encoding.h"
+#include "encode/weight_encoding.h"
 #include "ir/constants.h"
 #include "ir/onnx_io.h"
-#include "quant/exact_encoding.h"
-#include "quant/weight_encoding.h"
 #include "test_util.h"
 
 namespace edgeq {

@@ -7,11 +7,11 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "encode/qdq_export.h"
+#include "encode/qdq_import.h"
 #include "graph_builders.h"
 #include "ir/onnx_io.h"
 #include "quant/activation_encodings.h"
-#include "quant/qdq_export.h"
-#include "quant/qdq_import.h"
 #include "quant/quantize_model.h"
 #include "runtime/executor.h"
 #include "test_util.h"
@@ -125,7 +125,7 @@ TEST(QuantQdq, QnnPlacementSharesConcat) {
     EXPECT_EQ(acts.at(v).channels[0].scale, acts.at("m").channels[0].scale);
   }
   EXPECT_FLOAT_EQ(acts.at("out").channels[0].scale, static_cast<float>((hi - lo) / 255.0));
-  // The Div constant 2.0 is quantized on its exact grid (quant/exact_encoding.h): scale 2, q = 1
+  // The Div constant 2.0 is quantized on its exact grid (encode/exact_encoding.h): scale 2, q = 1
   // in uint8 with zero point 0 (from its range [0, 2] it would be scale 2/255, q = 255).
   const Encoding& two = q.model.encodings.params.at("two").channels.at(0);
   EXPECT_EQ(two.scale, 2.0f);

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <random>
 
+#include "calib/range_scheme.h"
 #include "core/error.h"
-#include "quant/range_scheme.h"
 
 namespace edgeq {
 namespace {

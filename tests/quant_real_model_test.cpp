@@ -5,13 +5,13 @@
 #include <cmath>
 #include <cstdio>
 
+#include "calib/calibrator.h"
 #include "core/file_io.h"
 #include "core/sha256.h"
+#include "encode/qdq_export.h"
+#include "encode/qdq_import.h"
 #include "ir/onnx_io.h"
 #include "quant/activation_encodings.h"
-#include "quant/calibrator.h"
-#include "quant/qdq_export.h"
-#include "quant/qdq_import.h"
 #include "runtime/executor.h"
 #include "test_util.h"
 #include "vision/image_io.h"

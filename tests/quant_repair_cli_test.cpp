@@ -11,8 +11,8 @@
 
 #include "cli_util.h"
 #include "core/file_io.h"
+#include "encode/qdq_import.h"
 #include "ir/onnx_io.h"
-#include "quant/qdq_import.h"
 #include "runtime/executor.h"
 #include "test_util.h"
 #include "vision/image_io.h"

@@ -1,4 +1,4 @@
-// quantize --saturation-safe (quant/saturation_safe.h): int8 Conv codes no int16 pair of x86 int8
+// quantize --saturation-safe (encode/saturation_safe.h): int8 Conv codes no int16 pair of x86 int8
 // kernels without VNNI can overflow, by hand, inside GPTQ, and end to end through ONNX Runtime's
 // own int8 kernels and edgeq's emulation of them.
 #include <gtest/gtest.h>
@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "encode/saturation_safe.h"
+#include "encode/weight_encoding.h"
 #include "graph_builders.h"
 #include "ir/onnx_io.h"
-#include "quant/conv_input_moments.h"
-#include "quant/gptq.h"
-#include "quant/saturation_safe.h"
-#include "quant/weight_encoding.h"
+#include "repair/conv_input_moments.h"
+#include "repair/gptq.h"
 #include "runtime/executor.h"
 #include "runtime/int8_pairs.h"
 #include "runtime/kernels/conv_common.h"

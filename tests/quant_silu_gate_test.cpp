@@ -7,11 +7,11 @@
 #include <cmath>
 
 #include "analysis/truncation.h"
+#include "core/encoding.h"
+#include "encode/quant_plan.h"
 #include "graph_builders.h"
 #include "ir/silu.h"
 #include "quant/activation_encodings.h"
-#include "quant/encoding.h"
-#include "quant/quant_plan.h"
 #include "quant/silu_gate.h"
 
 namespace edgeq {

@@ -11,14 +11,14 @@
 #include <random>
 #include <set>
 
+#include "calib/histogram.h"
+#include "calib/stats.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/npy.h"
 #include "core/sha256.h"
+#include "encode/encodings_json.h"
 #include "ir/onnx_io.h"
-#include "quant/encodings_json.h"
-#include "quant/histogram.h"
-#include "quant/stats.h"
 #include "test_util.h"
 
 namespace edgeq {

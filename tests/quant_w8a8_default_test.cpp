@@ -7,14 +7,14 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "calib/calibration_images.h"
 #include "cli_util.h"
 #include "core/npy.h"
+#include "encode/qdq_import.h"
 #include "eval/detection_diff.h"
 #include "ir/constants.h"
 #include "ir/onnx_io.h"
-#include "quant/calibration_images.h"
 #include "quant/decode_tail.h"
-#include "quant/qdq_import.h"
 #include "test_util.h"
 #include "vision/image_io.h"
 #include "vision/letterbox.h"

@@ -1,9 +1,9 @@
-// Quantized graph inputs and outputs (quant/quantize_io.h, runtime/float_io.h): pixel codes are
+// Quantized graph inputs and outputs (encode/quantize_io.h, runtime/float_io.h): pixel codes are
 // exact; a --quantize-io both model declares uint8 in and uint16 out, records both encodings,
 // runs in ONNX Runtime, and computes exactly its twin's outputs through those encodings (its float
 // view: the twin's output fake-quantized; raw: the twin's output quantized); on the real model
 // the program runs it like any model (run, compare, bench, infer --raw, doctor).
-#include "quant/quantize_io.h"
+#include "encode/quantize_io.h"
 
 #include <gtest/gtest.h>
 
@@ -14,11 +14,11 @@
 #include "core/file_io.h"
 #include "core/json_text.h"
 #include "core/npy.h"
+#include "encode/encodings_json.h"
+#include "encode/weight_encoding.h"
 #include "graph_builders.h"
 #include "ir/onnx_io.h"
-#include "quant/encodings_json.h"
 #include "quant/quantize_model.h"
-#include "quant/weight_encoding.h"
 #include "runtime/executor.h"
 #include "runtime/float_io.h"
 #include "test_util.h"

@@ -17,14 +17,14 @@
 #include <random>
 #include <vector>
 
+#include "calib/calibrator.h"
+#include "calib/histogram.h"
 #include "cli_util.h"
 #include "core/fast_math.h"
 #include "core/file_io.h"
+#include "encode/quant_config.h"
 #include "graph_builders.h"
 #include "ir/onnx_io.h"
-#include "quant/calibrator.h"
-#include "quant/histogram.h"
-#include "quant/quant_config.h"
 #include "runtime/executor.h"
 #include "runtime/fake_quant.h"
 #include "runtime/kernels/byte_lut.h"

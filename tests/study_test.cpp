@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "calib/calibration_run.h"
+#include "calib/stats.h"
 #include "cli_util.h"
 #include "core/file_io.h"
 #include "core/sha256.h"
@@ -23,9 +25,7 @@
 #include "ir/cut.h"
 #include "ir/onnx_io.h"
 #include "json_schema.h"
-#include "quant/calibration_run.h"
-#include "quant/stats.h"
-#include "report/sqlite_db.h"
+#include "ledger/sqlite_db.h"
 #include "study/study_cache.h"
 #include "study/study_calibration.h"
 #include "study/study_options.h"

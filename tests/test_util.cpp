@@ -16,7 +16,7 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/npy.h"
-#include "quant/qdq_import.h"
+#include "encode/qdq_import.h"
 
 namespace fs = std::filesystem;
 

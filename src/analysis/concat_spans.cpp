@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "calib/range_scheme.h"
 #include "core/text_format.h"
-#include "quant/range_scheme.h"
 
 namespace edgeq {
 namespace {}  // namespace

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "analysis/finding.h"
+#include "calib/stats.h"
 #include "ir/graph.h"
-#include "quant/stats.h"
 
 namespace edgeq {
 

@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "analysis/finding.h"
+#include "encode/weight_encoding.h"
 #include "ir/graph.h"
 #include "ir/head_decode.h"
-#include "quant/weight_encoding.h"
 
 namespace edgeq {
 

@@ -12,7 +12,7 @@
 #include "analysis/qdq_view.h"
 #include "analysis/truncation.h"
 #include "core/error.h"
-#include "quant/qdq_import.h"
+#include "encode/qdq_import.h"
 #include "quant/silu_gate.h"
 
 namespace edgeq {

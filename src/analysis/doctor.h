@@ -20,10 +20,10 @@
 #include "analysis/int8_saturation.h"
 #include "analysis/op_support.h"
 #include "analysis/value_ranges.h"
+#include "calib/stats.h"
+#include "encode/encodings_json.h"
 #include "ir/graph.h"
 #include "ir/head_decode.h"
-#include "quant/encodings_json.h"
-#include "quant/stats.h"
 
 namespace edgeq {
 

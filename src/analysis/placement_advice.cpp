@@ -3,7 +3,7 @@
 #include <map>
 
 #include "analysis/qdq_view.h"
-#include "quant/qdq_import.h"
+#include "encode/qdq_import.h"
 
 namespace edgeq {
 

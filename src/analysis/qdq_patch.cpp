@@ -5,9 +5,9 @@
 
 #include "analysis/qdq_view.h"
 #include "core/error.h"
+#include "encode/quant_plan.h"
+#include "encode/weight_encoding.h"
 #include "ir/constants.h"
-#include "quant/quant_plan.h"
-#include "quant/weight_encoding.h"
 
 namespace edgeq {
 namespace {

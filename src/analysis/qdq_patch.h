@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "core/encoding.h"
 #include "ir/graph.h"
-#include "quant/encoding.h"
 
 namespace edgeq {
 

@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "analysis/finding.h"
+#include "calib/stats.h"
+#include "encode/weight_encoding.h"
 #include "ir/head_decode.h"
-#include "quant/stats.h"
-#include "quant/weight_encoding.h"
 
 namespace edgeq {
 

@@ -7,15 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "calib/calibration_images.h"
+#include "calib/stats.h"
 #include "core/progress_reporter.h"
 #include "edgeq/calibrate.h"
 #include "edgeq/images.h"
 #include "edgeq/model.h"
 #include "edgeq/quantize.h"
+#include "encode/qdq_export.h"
 #include "ir/graph.h"
-#include "quant/calibration_images.h"
-#include "quant/qdq_export.h"
-#include "quant/stats.h"
 
 namespace edgeq {
 
@@ -44,7 +44,7 @@ struct ImageSourceImpl {
   std::vector<CalibrationImage> entries;
   std::vector<ImageFrame> frames;  // empty for files
 
-  // A seeded, sub-folder-stratified sample of at most n entries (quant/calibration_images.h).
+  // A seeded, sub-folder-stratified sample of at most n entries (calib/calibration_images.h).
   std::vector<CalibrationImage> sample(size_t n, uint64_t seed) const;
   // Reads an entry as 8-bit BGR; throws edgeq::Error naming the file when it is unreadable.
   cv::Mat read(const CalibrationImage& entry) const;

@@ -1,7 +1,7 @@
 #include "edgeq/arm_stats.h"
 
 #include "api/api_impl.h"
-#include "quant/arm_stats.h"
+#include "calib/arm_stats.h"
 
 namespace edgeq {
 

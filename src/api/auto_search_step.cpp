@@ -1,9 +1,9 @@
 #include <nlohmann/json.hpp>
 
-#include "analysis/mixed_search.h"
 #include "api/quantize_steps.h"
 #include "core/error.h"
 #include "core/json_text.h"
+#include "quant/mixed_search.h"
 #include "vision/letterbox.h"
 #include "vision/yolo_model.h"
 

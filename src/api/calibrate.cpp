@@ -7,10 +7,10 @@
 #include <opencv2/core.hpp>
 
 #include "api/api_impl.h"
+#include "calib/calibration_run.h"
+#include "calib/finite_checks.h"
 #include "core/error.h"
 #include "core/option_range.h"
-#include "quant/calibration_run.h"
-#include "quant/finite_checks.h"
 #include "vision/letterbox.h"
 #include "vision/yolo_model.h"
 

@@ -5,13 +5,13 @@
 
 #include "analysis/doctor.h"
 #include "analysis/qdq_view.h"
-#include "analysis/sensitivity.h"
 #include "api/api_impl.h"
 #include "api/inert_options.h"
 #include "core/error.h"
 #include "core/json_text.h"
+#include "encode/quant_plan.h"
 #include "ir/onnx_io.h"
-#include "quant/quant_plan.h"
+#include "quant/sensitivity.h"
 #include "vision/letterbox.h"
 #include "vision/yolo_model.h"
 

@@ -9,7 +9,7 @@
 #include "core/error.h"
 #include "core/npy.h"
 #include "core/tensor.h"
-#include "quant/weight_encoding.h"
+#include "encode/weight_encoding.h"
 #include "runtime/executor.h"
 #include "runtime/float_io.h"
 #include "vision/image_io.h"

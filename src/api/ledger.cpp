@@ -8,10 +8,10 @@
 #include "core/file_io.h"
 #include "core/json_text.h"
 #include "core/sha256.h"
-#include "report/ledger.h"
-#include "report/ledger_check.h"
-#include "report/ledger_kinds.h"
-#include "report/ledger_print.h"
+#include "ledger/ledger.h"
+#include "ledger/ledger_check.h"
+#include "ledger/ledger_kinds.h"
+#include "ledger/ledger_print.h"
 
 namespace edgeq {
 namespace {

@@ -8,18 +8,18 @@
 
 #include "api/inert_options.h"
 #include "api/quantize_steps.h"
+#include "calib/range_scheme.h"
 #include "core/comma_list.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/json_text.h"
 #include "core/option_range.h"
+#include "encode/encodings_json.h"
+#include "encode/quantize_io.h"
 #include "ir/onnx_io.h"
 #include "quant/decode_tail.h"
-#include "quant/encodings_json.h"
-#include "quant/quantize_io.h"
 #include "quant/quantize_model.h"
-#include "quant/range_scheme.h"
-#include "quant/weight_repair.h"
+#include "repair/weight_repair.h"
 #include "runtime/float_io.h"
 
 namespace edgeq {

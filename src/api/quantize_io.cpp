@@ -1,9 +1,9 @@
 #include "edgeq/quantize_io.h"
 
 #include "api/api_impl.h"
+#include "encode/qdq_import.h"
+#include "encode/quantize_io.h"
 #include "ir/onnx_io.h"
-#include "quant/qdq_import.h"
-#include "quant/quantize_io.h"
 
 namespace edgeq {
 

@@ -4,9 +4,9 @@
 #include <string>
 
 #include "api/api_impl.h"
-#include "quant/quant_config.h"
-#include "quant/quant_plan.h"
-#include "quant/weight_encoding.h"
+#include "encode/quant_config.h"
+#include "encode/quant_plan.h"
+#include "encode/weight_encoding.h"
 
 namespace edgeq {
 

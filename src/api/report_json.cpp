@@ -5,10 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include "api/api_impl.h"
+#include "calib/calibration_images.h"
 #include "core/json_text.h"
 #include "core/process_stats.h"
 #include "edgeq/calibrate_shard.h"
-#include "quant/calibration_images.h"
 
 namespace edgeq {
 

@@ -8,7 +8,7 @@
 #include "api/api_impl.h"
 #include "api/exec_options.h"
 #include "core/error.h"
-#include "deploy/detector.h"
+#include "frames/detector.h"
 #include "runtime/executor.h"
 #include "vision/image_io.h"
 #include "vision/yolo_layout.h"

@@ -1,8 +1,8 @@
 #include "edgeq/study.h"
 
+#include "calib/calibration_images.h"
 #include "core/error.h"
 #include "core/json_text.h"
-#include "quant/calibration_images.h"
 #include "study/study_ledger.h"
 #include "study/study_options.h"
 #include "study/study_run.h"

@@ -1,11 +1,11 @@
 #include <opencv2/core.hpp>
 
 #include "api/quantize_steps.h"
+#include "calib/calibration_run.h"
 #include "core/error.h"
-#include "quant/calibration_run.h"
-#include "quant/cle.h"
-#include "quant/conv_input_pass.h"
-#include "quant/weight_repair.h"
+#include "repair/cle.h"
+#include "repair/conv_input_pass.h"
+#include "repair/weight_repair.h"
 #include "vision/letterbox.h"
 #include "vision/yolo_model.h"
 

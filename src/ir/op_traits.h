@@ -47,7 +47,7 @@ struct OpTraits {
   bool no_math = false;
   // Positively homogeneous per channel: op(s * x) = s * op(x) for any positive scale s per
   // channel, channels kept in place (Relu, LeakyRelu, MaxPool, Identity; not SiLU or Sigmoid).
-  // Cross-layer equalization (quant/cle.h) may rescale channels across it.
+  // Cross-layer equalization (repair/cle.h) may rescale channels across it.
   bool commutes_with_channel_scale = false;
   // Two-input arithmetic (Add, Sub, Mul, Div): carries a value's meaning through arithmetic, and
   // `--exec int8` runs it on codes (QBinary).

@@ -5,9 +5,9 @@
 #include <set>
 #include <sstream>
 
+#include "calib/range_scheme.h"
 #include "core/error.h"
 #include "ir/silu.h"
-#include "quant/range_scheme.h"
 #include "quant/silu_gate.h"
 
 namespace edgeq {

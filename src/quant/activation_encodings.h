@@ -12,7 +12,7 @@
 //              shared); "float" leaves the group unquantized.
 // Refuses (one line, naming the value): overrides or a16 names that are not values of the
 // model or not quantized under the placement, values that saw NaN or Inf in calibration, and an
-// override range too narrow for a float step (quant/encoding.h: range_below_float_step). A
+// override range too narrow for a float step (core/encoding.h: range_below_float_step). A
 // calibrated range that narrow is encoded with scale 1 (its values become 0) and named in
 // `warnings`.
 #pragma once
@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
+#include "calib/stats.h"
+#include "encode/quant_config.h"
+#include "encode/quant_plan.h"
+#include "encode/weight_encoding.h"
 #include "ir/graph.h"
-#include "quant/quant_config.h"
-#include "quant/quant_plan.h"
-#include "quant/stats.h"
-#include "quant/weight_encoding.h"
 
 namespace edgeq {
 

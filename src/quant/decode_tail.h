@@ -4,17 +4,18 @@
 // stride Muls' inputs
 // and outputs, the keypoint decode values in grid units and pixels, and the Concats / move-only
 // ops that carry them to the graph outputs. These values span hundreds of pixels: at 8 bit a step
-// is a few pixels (a 640 px span / 255), and a Concat that also carries scores (output0) rounds every score to 0
-// (docs/lessons.md, lesson 3). `quantize --a16 decode` (the W8A8 default) keeps them at 16 bit, and
-// the constants of the nodes that write them stay exact or 16-bit (quant/qdq_export.h).
+// is a few pixels (a 640 px span / 255), and a Concat that also carries scores (output0) rounds
+// every score to 0 (docs/lessons.md, lesson 3). `quantize --a16 decode` (the W8A8 default) keeps
+// them at 16 bit, and the constants of the nodes that write them stay exact or 16-bit
+// (encode/qdq_export.h).
 #pragma once
 #include <set>
 #include <string>
 
+#include "calib/stats.h"
+#include "encode/quant_config.h"
+#include "encode/quant_plan.h"
 #include "ir/graph.h"
-#include "quant/quant_config.h"
-#include "quant/quant_plan.h"
-#include "quant/stats.h"
 
 namespace edgeq {
 

@@ -4,11 +4,11 @@
 #pragma once
 #include <string>
 
+#include "calib/stats.h"
+#include "encode/qdq_export.h"
+#include "encode/quant_config.h"
+#include "encode/quant_plan.h"
 #include "ir/graph.h"
-#include "quant/qdq_export.h"
-#include "quant/quant_config.h"
-#include "quant/quant_plan.h"
-#include "quant/stats.h"
 
 namespace edgeq {
 
@@ -19,7 +19,7 @@ void check_stats_for_model(const Stats& stats, const std::string& model_sha256,
 // The plan for `config` over the values the stats observed.
 QuantPlan plan_for_stats(const Graph& g, const Stats& stats, const QuantConfig& config);
 
-// `fixed_weights`: encodings of weights weight repair put on a grid (quant/weight_repair.h).
+// `fixed_weights`: encodings of weights weight repair put on a grid (repair/weight_repair.h).
 QdqModel quantize_model(const Graph& g, const QuantPlan& plan, const Stats& stats,
                         const QuantConfig& config,
                         const std::map<std::string, TensorEncoding>& fixed_weights = {});

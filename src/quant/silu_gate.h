@@ -1,5 +1,5 @@
 // Quantized SiLU gates. In Mul(x, Sigmoid(x)) with the Sigmoid's output on an integer grid (0 is
-// always on it, quant/encoding.h), every x whose sigmoid lies below half a step of that grid
+// always on it, core/encoding.h), every x whose sigmoid lies below half a step of that grid
 // gates to exactly 0, and so does the Mul, whatever code x itself gets. x's encoding need not
 // cover what lies below: its range may start there, and the steps above get finer. On
 // yolo11n-pose W8A8 the conv outputs feeding SiLUs reach far below where an 8-bit gate closes;
@@ -10,8 +10,8 @@
 #include <optional>
 #include <string>
 
+#include "encode/weight_encoding.h"
 #include "ir/graph.h"
-#include "quant/weight_encoding.h"
 
 namespace edgeq {
 

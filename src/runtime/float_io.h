@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "core/encoding.h"
 #include "ir/graph.h"
-#include "quant/encoding.h"
 
 namespace edgeq {
 

@@ -4,8 +4,8 @@
 // (stats_for_arm, edgeq/arm_stats.h), recorded for the arm's bytes. Calibrating the arm itself
 // gives the same statistics (test StudyCalibration.ArmStatsEqualCalibratingTheArm).
 #pragma once
+#include "calib/arm_stats.h"
 #include "ir/graph.h"
-#include "quant/arm_stats.h"
 
 namespace edgeq {
 

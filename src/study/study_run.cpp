@@ -7,6 +7,7 @@
 #include <optional>
 #include <thread>
 
+#include "calib/calibration_images.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/interrupt.h"
@@ -20,7 +21,6 @@
 #include "eval/label_source.h"
 #include "ir/cut.h"
 #include "ir/onnx_io.h"
-#include "quant/calibration_images.h"
 #include "study/study_cache.h"
 #include "study/study_calibration.h"
 #include "study/study_claims.h"
