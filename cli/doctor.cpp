@@ -66,6 +66,9 @@ void run_doctor_cli(DoctorArgs& a, const CLI::App& cmd) {
   a.options.progress = printer.callback();
   const DoctorReport rep = doctor(model, a.options);
   std::cout << rep.text;
+  if (rep.hidden > 0 && !a.options.all)  // with --all: info findings past --max-info
+    std::cout << rep.hidden << " findings not shown: --all lists every finding, --json F writes "
+              << "them with their numbers\n";
   if (a.options.sensitivity > 0) {
     print_sensitivity(rep, a.options.top_percent, model.outputs().at(0).name);
     if (!a.mixed_out.empty()) {
@@ -108,6 +111,9 @@ void register_doctor(CLI::App& app) {
   add_number(cmd, "--max-info", o.max_info, ranges::kCount,
              "info findings printed (all are in --json)")
       ->capture_default_str();
+  cmd->add_flag("--all", o.all,
+                "print every finding, one a line (default: grouped by kind, with counts and "
+                "each group's costliest few)");
   cmd->callback([a, cmd] { run_doctor_cli(*a, *cmd); });
 }
 

@@ -78,7 +78,7 @@ for t in qnn-htp "$CPU_TARGET"; do
   $EQ doctor --model "$OUT/w8a8.onnx" --stats "$OUT/stats.cbor" --target "$t" \
     --json "$OUT/doctor.$t.json" >"$OUT/doctor.$t.txt"
   sed -n '1,6p' "$OUT/doctor.$t.txt"
-  echo "  ... (all findings: $OUT/doctor.$t.txt)"
+  echo "  ... (grouped by kind: $OUT/doctor.$t.txt; every finding: $OUT/doctor.$t.json)"
 done
 
 step "edgeq bench: FP32, W8A16 (simulated), W8A8 (int8 kernels), $BENCH_RUNS runs each"

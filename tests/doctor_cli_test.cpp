@@ -58,6 +58,38 @@ TEST(DoctorCli, TextAndJsonReports) {
   EXPECT_EQ(j["ranges"].size(), 3u);  // x, c, s
 }
 
+// --all prints every finding the JSON report holds, each on its own "severity [kind]" line; the
+// default groups them by kind (counts) and points at --all only when it leaves some out.
+TEST(DoctorCli, AllPrintsEveryFinding) {
+  Files f = make_files();
+  const std::string base = "doctor --model " + f.qdq + " --stats " + f.stats + " --target rknn";
+  test::CliResult all = test::run_cli(base + " --all --max-info 1000 --json " + f.dir + "/a.json");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  const auto j = nlohmann::json::parse(read_file(f.dir + "/a.json"));
+  ASSERT_GE(j["findings"].size(), 3u);
+  for (const auto& x : j["findings"]) {
+    const std::string line =
+        x["severity"].get<std::string>() + " [" + x["kind"].get<std::string>() + "] ";
+    const size_t at = all.out.find(line);
+    ASSERT_NE(at, std::string::npos) << line << "\n" << all.out;
+    EXPECT_NE(all.out.find(x["message"].get<std::string>()), std::string::npos)
+        << x["message"] << "\n"
+        << all.out;
+  }
+  EXPECT_EQ(all.out.find("not shown"), std::string::npos) << all.out;
+  // The float-tail error names what to change.
+  EXPECT_NE(all.out.find("; to change: "), std::string::npos) << all.out;
+
+  test::CliResult grouped = test::run_cli(base);
+  ASSERT_EQ(grouped.exit_code, 0) << grouped.err;
+  EXPECT_NE(grouped.out.find("error [float-tail] "), std::string::npos) << grouped.out;
+  if (grouped.out.find(" more: ") != std::string::npos) {
+    EXPECT_NE(grouped.out.find("--all lists every finding"), std::string::npos) << grouped.out;
+  } else {
+    EXPECT_EQ(grouped.out.find("--all"), std::string::npos) << grouped.out;
+  }
+}
+
 // The sensitivity ranking through the program: both rankings' progress (a bar per task; the
 // second task once overran the first's bar and crashed), the mixed set and the JSON.
 TEST(DoctorCli, SensitivityRanksValuesAndWritesTheMixedSet) {

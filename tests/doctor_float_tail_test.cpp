@@ -53,11 +53,17 @@ TEST(DoctorFloatTail, DecodeTailOutsideQdqIsFlaggedForNpus) {
     for (const Finding& x : f)
       if (x.kind == "float-tail") {
         EXPECT_EQ(x.numbers.at("nodes"), 3) << t;
+        // The error says what to change, on its one line.
+        EXPECT_NE(x.message.find("; to change: "), std::string::npos) << x.message;
+        EXPECT_NE(x.message.find("cut the decode off the graph"), std::string::npos) << x.message;
+        EXPECT_EQ(x.message.find('\n'), std::string::npos) << x.message;
       }
   }
   auto cpu = float_tail_findings(q, load_target("cpu"));
   EXPECT_EQ(count(cpu, "float-tail", Severity::kInfo), 1);
   EXPECT_EQ(count(cpu, "float-tail", Severity::kWarning), 0);
+  for (const Finding& x : cpu)  // nothing to change where float ops are allowed
+    EXPECT_EQ(x.message.find("to change"), std::string::npos) << x.message;
 }
 
 TEST(DoctorFloatTail, CleanQdqModelHasNothingSpurious) {

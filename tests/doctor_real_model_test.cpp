@@ -6,12 +6,17 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <sstream>
 
 #include "analysis/doctor.h"
 #include "analysis/qdq_patch.h"
+#include "api/api_impl.h"
 #include "calib/calibrator.h"
 #include "core/file_io.h"
 #include "core/sha256.h"
+#include "edgeq/doctor.h"
+#include "edgeq/quantize.h"
 #include "encode/qdq_export.h"
 #include "encode/qdq_import.h"
 #include "ir/onnx_io.h"
@@ -185,6 +190,121 @@ TEST(DoctorRealModel, QnnMseTruncations) {
       EXPECT_EQ(cat->severity, Severity::kError);
       EXPECT_LT(cat->numbers.at("pin_px"), 640);
     }
+  }
+}
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream is(text);
+  for (std::string l; std::getline(is, l);) out.push_back(l);
+  return out;
+}
+
+// "value @ node: message", as the report writes a finding after its "severity [kind] ".
+std::string line_of(const DoctorFinding& x) {
+  std::string s = x.value + (!x.value.empty() && !x.node.empty() ? " @ " : "") + x.node;
+  return s + (s.empty() ? "" : ": ") + x.message;
+}
+
+}  // namespace
+
+// The default report on the default W8A8 (edgeq::quantize's defaults, as `edgeq quantize`) for
+// qnn-htp: a grouped summary a user reads in one screen. Each group's count is the number of
+// findings of its severity and kind, the groups come most severe first, each lists its costliest
+// findings first, and what it leaves out is counted; the float-tail error says what to change.
+// With DoctorOptions::all, every finding is listed, one a line, as before.
+TEST(DoctorRealModel, DefaultW8A8ForQnnHtpIsAGroupedSummary) {
+  EDGEQ_REQUIRE_REAL_DATA();
+  const RealPose& s = real_pose();
+  const auto stats = std::make_shared<CalibrationStats>(make_stats(s.stats, "test"));
+  const Model q = Model::from_bytes(
+      quantize(Model::load(test::real_model_path()), *stats, QuantizeOptions{}).bytes(), "q");
+  DoctorOptions o;
+  o.target = "qnn-htp";
+  o.stats = stats;
+  const DoctorReport r = doctor(q, o);
+  std::printf("%s", r.text.c_str());
+  const std::vector<std::string> lines = lines_of(r.text);
+  ASSERT_GE(r.findings.size(), 30u);                      // enough to need grouping
+  EXPECT_LE(lines.size() + (r.hidden > 0 ? 1 : 0), 25u);  // + the program's line about --all
+
+  using Key = std::pair<int, std::string>;  // (severity, kind)
+  std::map<Key, std::vector<const DoctorFinding*>> of;
+  for (const DoctorFinding& f : r.findings) of[{int(f.severity), f.kind}].push_back(&f);
+  std::map<Key, size_t> counted;
+  std::vector<Key> order;
+  std::map<Key, std::vector<std::string>> listed;
+  for (size_t i = 2; i < lines.size(); ++i) {
+    const std::string& l = lines[i];
+    if (l.rfind("  ", 0) == 0) {
+      ASSERT_FALSE(order.empty()) << l;
+      listed[order.back()].push_back(l.substr(2));
+      continue;
+    }
+    const size_t open = l.find(" ["), close = l.find("] ");
+    ASSERT_NE(open, std::string::npos) << l;
+    ASSERT_NE(close, std::string::npos) << l;
+    const std::string sev = l.substr(0, open), kind = l.substr(open + 2, close - open - 2);
+    const Key key{int(parse<Severity>(sev)), kind};
+    ASSERT_EQ(counted.count(key), 0u) << "group listed twice: " << l;
+    order.push_back(key);
+    ASSERT_TRUE(of.count(key)) << l;
+    size_t n = 1;
+    if (of.at(key).size() > 1) {
+      ASSERT_EQ(std::sscanf(l.c_str() + close + 2, "%zu findings", &n), 1) << l;
+    } else {
+      listed[key].push_back(l.substr(close + 2));
+    }
+    counted[key] = n;
+  }
+  // Every (severity, kind) is one group whose count is its findings'.
+  ASSERT_EQ(counted.size(), of.size());
+  for (const auto& [key, fs] : of) EXPECT_EQ(counted[key], fs.size()) << key.second;
+  // Most severe groups first.
+  for (size_t i = 1; i < order.size(); ++i)
+    EXPECT_GE(order[i - 1].first, order[i].first) << order[i].second;
+  // Each group lists its first findings in the report's order (costliest first), and the
+  // findings it leaves out are what the text counts as not shown.
+  size_t shown = 0;
+  for (const auto& [key, items] : listed) {
+    const auto& fs = of.at(key);
+    ASSERT_LE(items.size(), fs.size());
+    for (size_t i = 0; i < items.size(); ++i) EXPECT_EQ(items[i], line_of(*fs[i])) << key.second;
+    if (items.size() < fs.size()) {
+      EXPECT_NE(r.text.find(std::to_string(fs.size() - items.size()) + " more"), std::string::npos)
+          << key.second;
+    }
+    shown += items.size();
+  }
+  EXPECT_EQ(shown + r.hidden, r.findings.size());
+  EXPECT_GT(r.hidden, 0u);
+  // Concat tails cost the share of values cut: the three listed cut the most.
+  const auto& tails = of.at({int(Severity::kWarning), "concat-tail"});
+  ASSERT_GT(tails.size(), 4u);
+  for (size_t i = 1; i < tails.size(); ++i)
+    EXPECT_GE(tails[i - 1]->numbers.at("cut_fraction"), tails[i]->numbers.at("cut_fraction"));
+  EXPECT_EQ(listed.at({int(Severity::kWarning), "concat-tail"}).size(), 3u);
+
+  // The error says what to change: the target's placement, or the decode off the graph.
+  ASSERT_EQ(of.count({int(Severity::kError), "float-tail"}), 1u);
+  const DoctorFinding& tail = *of.at({int(Severity::kError), "float-tail"}).front();
+  EXPECT_NE(tail.message.find("to change: quantize with placement 'qnn'"), std::string::npos)
+      << tail.message;
+  EXPECT_EQ(lines.at(2).rfind("error [float-tail] ", 0), 0u) << lines.at(2);
+
+  // All: every finding, one a line, most severe first; the data is the same.
+  o.all = true;
+  o.max_info = r.findings.size();
+  const DoctorReport every = doctor(q, o);
+  EXPECT_EQ(every.hidden, 0u);
+  EXPECT_EQ(every.json, r.json);
+  const std::vector<std::string> all_lines = lines_of(every.text);
+  ASSERT_EQ(all_lines.size(), 2 + r.findings.size());
+  for (size_t i = 0; i < r.findings.size(); ++i) {
+    const DoctorFinding& f = r.findings[i];
+    EXPECT_EQ(all_lines[2 + i], std::string(name(f.severity)) + " [" + f.kind + "] " + line_of(f));
   }
 }
 

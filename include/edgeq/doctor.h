@@ -26,10 +26,13 @@ struct DoctorOptions {
   // Images: calibration without stats, the int8-pair run on targets that pair products, and the
   // sensitivity ranking.
   std::shared_ptr<const ImageSource> images;
-  size_t max_images = 8;      // images calibrated and run for int8 pairs
-  size_t sensitivity = 0;     // rank values by output error on this many images (0: off)
-  double top_percent = 10;    // share of values the sensitivity's mixed set keeps at 16 bit
-  size_t max_info = 15;       // info findings in DoctorReport::text (all are in the data)
+  size_t max_images = 8;    // images calibrated and run for int8 pairs
+  size_t sensitivity = 0;   // rank values by output error on this many images (0: off)
+  double top_percent = 10;  // share of values the sensitivity's mixed set keeps at 16 bit
+  size_t max_info = 15;     // info findings in DoctorReport::text (all are in the data)
+  // DoctorReport::text lists every finding, one a line (info ones still capped by max_info);
+  // false: findings grouped by severity and kind, with counts and each group's costliest few.
+  bool all = false;
   ProgressCallback progress;  // kStep per image ("calibrate"), per value ("sensitivity"); kMessage
 };
 
@@ -62,6 +65,7 @@ struct DoctorReport {
   size_t sensitivity_images = 0;
   std::vector<std::string> mixed;  // the values the mixed set keeps at 16 bit
   std::string text;                // the terminal report (`edgeq doctor` prints it)
+  size_t hidden = 0;               // findings the text leaves out (options.all shows them)
   std::string json;                // everything, as `edgeq doctor --json` writes it
 };
 

@@ -116,19 +116,22 @@ def compare(reference, test, images, *, labels=None, n=_DEFAULT, conf=_DEFAULT, 
 
 @_defaults_from("doctor")
 def doctor(model, stats=None, *, target=_DEFAULT, images=None, encodings=None, max_images=_DEFAULT,
-           sensitivity=_DEFAULT, top_percent=_DEFAULT, max_info=_DEFAULT, progress=True):
+           sensitivity=_DEFAULT, top_percent=_DEFAULT, max_info=_DEFAULT, all=_DEFAULT,
+           progress=True):
     """What ``model`` (float or QDQ, e.g. a :class:`QuantizedModel`) will get wrong on
     ``target`` ("qnn-htp", "rknn", "cpu", "cpu-avx2", "openvino" or an op table .json): truncated
     encodings and pinned boxes, concat spans, float tails, ops the target cannot run quantized,
     int8 pairs that saturate. stats: the float model's :class:`Stats` (without them, ``images``
     calibrate the model's float view on ``max_images``); encodings: an AIMET JSON to judge
     instead of the model's Q/DQ; sensitivity: rank every value on this many images and propose
-    a mixed set of ``top_percent``. Returns a :class:`DoctorReport` (``findings``, ``text``,
+    a mixed set of ``top_percent``. ``text`` groups the findings by kind (counts, each group's
+    costliest few; ``hidden``: how many it leaves out); all: ``text`` lists every finding (info
+    ones capped at ``max_info``). Returns a :class:`DoctorReport` (``findings``, ``text``,
     ``to_dict()``)."""
     if stats is not None and not isinstance(stats, Stats):
         raise Error("doctor: stats must be edgeq.Stats, got " + type(stats).__name__)
     return _edgeq._doctor(_model(model), stats, target, images, encodings, max_images,
-                          sensitivity, top_percent, max_info, _progress_callback(progress))
+                          sensitivity, top_percent, max_info, all, _progress_callback(progress))
 
 
 @_defaults_from("bench")

@@ -204,6 +204,7 @@ class DoctorReport:
     sensitivity_images: int
     mixed: List[str]
     text: str
+    hidden: int
     def to_dict(self) -> Dict[str, Any]: ...
 
 class Boxes:
@@ -264,8 +265,8 @@ def compare(reference: Union[Model, QuantizedModel, PathLike, bytes],
 def doctor(model: Union[Model, QuantizedModel, PathLike, bytes], stats: Optional[Stats] = ...,
            *, target: str = ..., images: Optional[Images] = ...,
            encodings: Optional[PathLike] = ..., max_images: int = ..., sensitivity: int = ...,
-           top_percent: float = ..., max_info: int = ..., progress: Progress = ...
-           ) -> DoctorReport: ...
+           top_percent: float = ..., max_info: int = ..., all: bool = ...,
+           progress: Progress = ...) -> DoctorReport: ...
 
 def bench(model: Union[Model, QuantizedModel, PathLike, bytes], *, runs: int = ...,
           warmup: int = ..., workers: int = ..., exec: str = ..., emulate: str = ...,

@@ -71,6 +71,7 @@ py::dict doctor_defaults() {
   d["sensitivity"] = o.sensitivity;
   d["top_percent"] = o.top_percent;
   d["max_info"] = o.max_info;
+  d["all"] = o.all;
   return d;
 }
 

@@ -5,7 +5,7 @@ namespace {
 
 DoctorReport doctor_py(const Model& model, const py::object& stats, const std::string& target,
                        const py::object& images, const py::object& encodings, size_t max_images,
-                       size_t sensitivity, double top_percent, size_t max_info,
+                       size_t sensitivity, double top_percent, size_t max_info, bool all,
                        py::object progress) {
   DoctorOptions o;
   o.target = target;
@@ -17,6 +17,7 @@ DoctorReport doctor_py(const Model& model, const py::object& stats, const std::s
   o.sensitivity = sensitivity;
   o.top_percent = top_percent;
   o.max_info = max_info;
+  o.all = all;
   LongCall call(std::move(progress));
   return call.run([&](const ProgressCallback& cb) {
     o.progress = cb;
@@ -67,6 +68,7 @@ to_dict() what `edgeq doctor --json` writes.)doc")
       .def_readonly("sensitivity_images", &R::sensitivity_images)
       .def_readonly("mixed", &R::mixed)
       .def_readonly("text", &R::text)
+      .def_readonly("hidden", &R::hidden, "findings the text leaves out (all=True lists them)")
       .def(
           "to_dict", [](const R& r) { return py::module_::import("json").attr("loads")(r.json); },
           "The report as `edgeq doctor --json` writes it.")
@@ -76,7 +78,7 @@ to_dict() what `edgeq doctor --json` writes.)doc")
       });
   m.def("_doctor", &doctor_py, py::arg("model"), py::arg("stats"), py::arg("target"),
         py::arg("images"), py::arg("encodings"), py::arg("max_images"), py::arg("sensitivity"),
-        py::arg("top_percent"), py::arg("max_info"), py::arg("progress"));
+        py::arg("top_percent"), py::arg("max_info"), py::arg("all"), py::arg("progress"));
 }
 
 }  // namespace edgeq::python

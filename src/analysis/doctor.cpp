@@ -1,6 +1,8 @@
 #include "analysis/doctor.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -210,7 +212,37 @@ nlohmann::json doctor_report_to_json(const DoctorResult& r) {
   return j;
 }
 
-std::string format_doctor_report(const DoctorResult& r, size_t max_info) {
+namespace {
+
+// "value @ node: message", as each finding's line reads after its "severity [kind] ".
+std::string finding_line(const Finding& x) {
+  std::string s = x.value;
+  if (!x.value.empty() && !x.node.empty()) s += " @ ";
+  s += x.node;
+  return s + (s.empty() ? "" : ": ") + x.message;
+}
+
+// How a kind's findings are ordered by cost (their score), for the group's header; "" for kinds
+// whose score is no cost (they keep the report's order).
+std::string cost_order(const std::string& kind) {
+  static const std::map<std::string, std::string> order = {
+      {"truncation", "the worst clipped first"},
+      {"concat-span", "the largest span ratio first"},
+      {"concat-tail", "the largest share of values cut first"},
+      {"constant", "the largest pixel error first"}};
+  auto it = order.find(kind);
+  return it == order.end() ? "" : it->second;
+}
+
+struct Group {
+  Severity severity;
+  std::string kind;
+  std::vector<const Finding*> findings;  // costliest first (the report's order)
+};
+
+}  // namespace
+
+DoctorText format_doctor_text(const DoctorResult& r, size_t max_info, bool all) {
   std::ostringstream os;
   size_t counts[3] = {0, 0, 0};
   for (const Finding& x : r.findings) counts[static_cast<int>(x.severity)]++;
@@ -220,19 +252,60 @@ std::string format_doctor_report(const DoctorResult& r, size_t max_info) {
                      : std::string("no statistics"))
      << "\n"
      << counts[2] << " errors, " << counts[1] << " warnings, " << counts[0] << " info\n";
-  size_t shown_info = 0;
-  for (const Finding& x : r.findings) {
-    if (x.severity == Severity::kInfo && shown_info++ >= max_info) continue;
-    os << name(x.severity) << " [" << x.kind << "] ";
-    if (!x.value.empty()) os << x.value;
-    if (!x.value.empty() && !x.node.empty()) os << " @ ";
-    if (!x.node.empty()) os << x.node;
-    os << (x.value.empty() && x.node.empty() ? "" : ": ") << x.message << "\n";
+  DoctorText out;
+  if (all) {
+    size_t shown_info = 0;
+    for (const Finding& x : r.findings) {
+      if (x.severity == Severity::kInfo && shown_info++ >= max_info) continue;
+      os << name(x.severity) << " [" << x.kind << "] " << finding_line(x) << "\n";
+    }
+    if (shown_info > max_info) {
+      out.hidden = shown_info - max_info;
+      os << "... " << out.hidden << " more info findings (all of them in the JSON report)\n";
+    }
+    out.text = os.str();
+    return out;
   }
-  if (shown_info > max_info)
-    os << "... " << shown_info - max_info
-       << " more info findings (all of them in the JSON report)\n";
-  return os.str();
+  // Grouped by (severity, kind): the groups most severe first (within a severity, the group of
+  // the costliest finding first), each group's costliest findings first.
+  std::vector<Group> groups;
+  for (const Finding& x : r.findings) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) {
+      return g.severity == x.severity && g.kind == x.kind;
+    });
+    if (it == groups.end()) it = groups.insert(groups.end(), Group{x.severity, x.kind, {}});
+    it->findings.push_back(&x);
+  }
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const Group& a, const Group& b) { return a.severity > b.severity; });
+  size_t info_left = max_info;
+  for (const Group& g : groups) {
+    const size_t n = g.findings.size();
+    size_t shown = std::min<size_t>(n, g.severity == Severity::kInfo ? 1 : 3);
+    if (n == shown + 1) shown = n;  // the last one costs no more lines than "1 more"
+    if (g.severity == Severity::kInfo) {
+      shown = std::min(shown, info_left);
+      info_left -= shown;
+    }
+    out.hidden += n - shown;
+    const std::string head = std::string(name(g.severity)) + " [" + g.kind + "] ";
+    if (n == 1 && shown == 1) {
+      os << head << finding_line(*g.findings[0]) << "\n";
+      continue;
+    }
+    os << head << n << " findings";
+    const std::string order = cost_order(g.kind);
+    if (shown > 0 && !order.empty()) os << ", " << order;
+    if (shown < n) os << " (" << n - shown << " more: show all findings to list them)";
+    os << (shown > 0 ? ":" : "") << "\n";
+    for (size_t i = 0; i < shown; ++i) os << "  " << finding_line(*g.findings[i]) << "\n";
+  }
+  out.text = os.str();
+  return out;
+}
+
+std::string format_doctor_report(const DoctorResult& r, size_t max_info, bool all) {
+  return format_doctor_text(r, max_info, all).text;
 }
 
 }  // namespace edgeq

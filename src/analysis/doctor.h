@@ -48,7 +48,15 @@ DoctorResult run_doctor(const Graph& model, const EncodingSet* encodings_file, c
                         const std::vector<std::map<std::string, Tensor>>* images = nullptr);
 
 nlohmann::json doctor_report_to_json(const DoctorResult& r);
-// Text for the terminal: a summary line, then findings (info findings capped at `max_info`).
-std::string format_doctor_report(const DoctorResult& r, size_t max_info);
+// Text for the terminal: a summary line, then the findings grouped by (severity, kind), the
+// groups most severe first, each with its count and its costliest few (3 errors or warnings, 1
+// info; at most `max_info` info findings in all), the rest counted. With `all`: every finding,
+// one a line, most severe first (info findings still capped at `max_info`).
+struct DoctorText {
+  std::string text;
+  size_t hidden = 0;  // findings the text leaves out
+};
+DoctorText format_doctor_text(const DoctorResult& r, size_t max_info, bool all = false);
+std::string format_doctor_report(const DoctorResult& r, size_t max_info, bool all = false);
 
 }  // namespace edgeq

@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/placement_advice.h"
 #include "analysis/qdq_view.h"
 #include "runtime/float_io.h"
 
@@ -36,6 +37,19 @@ std::set<std::string> constant_values(const Graph& g) {
       c.insert(n.outputs.begin(), n.outputs.end());
   }
   return c;
+}
+
+// What a user changes so that the target runs the tail: the placement the target's table asks
+// for when the model's Q/DQ sit otherwise (placement qnn quantizes the Concats and the tail, the
+// decode at 16 bit), else quantizing the tail; or the decode off the graph, on the host.
+std::string float_tail_remedy(const Graph& g, const TargetOps& target) {
+  const std::string host = "cut the decode off the graph and run it on the host";
+  const std::optional<Placement> have = guess_placement(g);
+  if (target.placement == Placement::kQnn && have != Placement::kQnn)
+    return "quantize with placement '" + std::string(name(target.placement)) + "' (" +
+           target.target + "'s placement: every op quantized, the decode tail at 16 bit) or " +
+           host;
+  return "quantize the tail too (its values at 16 bit) or " + host;
 }
 
 }  // namespace
@@ -129,6 +143,7 @@ std::vector<Finding> float_tail_findings(const Graph& g, const TargetOps& target
               {{"nodes", double(tail.size())}}};
     f.message = "the graph ends in " + std::to_string(tail.size()) + " float ops (" + list +
                 ") outside Q/DQ; " + target.target + ": " + target.float_ops_run_on;
+    if (target.is_npu) f.message += "; to change: " + float_tail_remedy(g, target);
     out.push_back(f);
   }
   for (const ValueInfo& v : g.inputs) {

@@ -146,7 +146,9 @@ DoctorReport doctor(const Model& model, const DoctorOptions& o) {
   rep.encodings_from = found.encodings_from;
   rep.has_stats = found.has_stats;
   for (const Finding& f : found.findings) rep.findings.push_back(finding(f));
-  rep.text = format_doctor_report(found, o.max_info);
+  DoctorText text = format_doctor_text(found, o.max_info, o.all);
+  rep.text = std::move(text.text);
+  rep.hidden = text.hidden;
   nlohmann::json j = doctor_report_to_json(found);
 
   if (o.sensitivity > 0) {

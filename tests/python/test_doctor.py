@@ -14,12 +14,26 @@ def test_doctor_equals_the_programs_json(real_model, real_stats, real_stats_file
                 "--json", tmp_path / "d.json")
     rep = edgeq.doctor(q, real_stats, target="qnn-htp", progress=False)
     assert rep.to_dict() == json.loads((tmp_path / "d.json").read_text())
-    assert rep.text == p.stdout
+    # The grouped summary; the program adds a line pointing at --all when it leaves some out.
+    assert rep.hidden > 0 and len(rep.text.splitlines()) < 25
+    assert p.stdout == rep.text + (f"{rep.hidden} findings not shown: --all lists every finding, "
+                                   "--json F writes them with their numbers\n")
     assert rep.target == "qnn-htp" and rep.qdq and rep.encodings_from == "model"
     severities = [f.severity for f in rep.findings]
     order = {"error": 0, "warning": 1, "info": 2}
     assert severities == sorted(severities, key=order.get)  # most severe first
     assert all(f.message for f in rep.findings)
+    # all=True: every finding on its own line, as `edgeq doctor --all` prints them.
+    every = edgeq.doctor(q, real_stats, target="qnn-htp", all=True, max_info=1000,
+                         progress=False)
+    p = run_cli("doctor", "--model", q, "--stats", real_stats_file, "--target", "qnn-htp",
+                "--all", "--max-info", "1000")
+    assert every.text == p.stdout and every.hidden == 0
+    assert every.to_dict() == rep.to_dict()
+    lines = every.text.splitlines()
+    assert len(lines) == 2 + len(every.findings)
+    for line, f in zip(lines[2:], every.findings):
+        assert line.startswith(f"{f.severity} [{f.kind}] ") and line.endswith(f.message)
 
 
 def test_doctor_calibrates_the_float_view_from_images(real_model, real_stats, train_dir):
