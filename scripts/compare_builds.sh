@@ -5,6 +5,7 @@
 # run, doctor, inspect, bench, study) with their timing fields left out.
 #   scripts/compare_builds.sh REV          build REV's edgeq beside this one (minutes), compare
 #   scripts/compare_builds.sh --before BIN compare with an already built binary
+# A JSON report that differs prints its first differing lines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -69,12 +70,12 @@ def strip(j):
                              "stages", "frames_per_s", "wall_s", "end_to_end",
                              "queue_high_water")
                 and not k.endswith("_ms")
-                and not (k == "reason" and "mode" in j)}  # the pipeline choice's measured times
+                and not (k == "reason" and "ran" in j)}  # the pipeline choice's measured times
     if isinstance(j, list):
         return [strip(v) for v in j]
     return j
 print(json.dumps(strip(json.load(open(sys.argv[1], encoding="utf-8", errors="surrogateescape"))),
-                 sort_keys=True))
+                 sort_keys=True, indent=1))
 PY
 }
 while IFS='|' read -r name cmd files; do
@@ -89,7 +90,11 @@ while IFS='|' read -r name cmd files; do
   for f in $files; do
     a=$work/before/$name/$f b=$work/after/$name/$f
     case $f in
-      *.json) [ "$(untimed "$a")" = "$(untimed "$b")" ] || { echo "DIFF $name ($f)"; same=0; } ;;
+      *.json) [ "$(untimed "$a")" = "$(untimed "$b")" ] || {
+          echo "DIFF $name ($f); the first lines that differ (before <, after >):"
+          diff <(untimed "$a") <(untimed "$b") | grep '^[<>]' | head -n 12 | cut -c1-200 || true
+          same=0
+        } ;;
       *) cmp -s "$a" "$b" || { echo "DIFF $name ($f)"; same=0; } ;;
     esac
   done
