@@ -3,6 +3,7 @@
 // timing report. Serially by default; --pipeline overlaps read, inference and post.
 #include <iostream>
 
+#include "choice_options.h"
 #include "commands.h"
 #include "edgeq/choices.h"
 #include "edgeq/detect.h"
@@ -86,7 +87,7 @@ void register_run(CLI::App& app) {
                   "auto: measure the first 4 frames serially, then overlap in threads only where "
                   "that is faster (inference may give read and post one of its threads); threads: "
                   "always three threads (so does --drop-late)")
-      ->check(CLI::IsMember(choice_names<PipelineMode>()))
+      ->check(choice_of<PipelineMode>())
       ->capture_default_str();
   add_number(cmd, "--queue", a->o.queue, ranges::kQueue, "frames each pipeline queue holds")
       ->capture_default_str();

@@ -1,5 +1,6 @@
 #include "run_options.h"
 
+#include "choice_options.h"
 #include "edgeq/choices.h"
 #include "number_options.h"
 
@@ -10,12 +11,13 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_option("--exec", o.exec,
                   "how a QDQ model runs: simulate (float with fake-quant steps, bit-identical to "
                   "its Q/DQ ops) or int8 (8-bit activations as codes on integer kernels)")
-      ->check(CLI::IsMember(choice_names<ExecMode>()))
+      ->check(choice_of<ExecMode>())
       ->capture_default_str();
   cmd->add_option("--emulate", o.emulate,
                   "with --exec int8: none (exact integer sums, the QDQ formula's) or avx2 (what "
                   "ONNX Runtime's int8 kernels compute on an x86 CPU without VNNI: products "
                   "added in int16 pairs that saturate), on any machine")
+      ->check(choice_of<Int8Emulation>())
       ->capture_default_str();
 }
 

@@ -97,15 +97,18 @@ TEST(ExecOptionsCli, ChoicesRefusedBeforeAnyImage) {
   const std::string dir = test::temp_dir("execopts_cli");
   const std::string none = test::shell_quote(dir + "/no_such_images");
   const std::string run = "run --model " + model + " --image " + none;
-  expect_refused(test::run_cli(run + " --exec fast"), "--exec");
+  expect_refused(test::run_cli(run + " --exec fast"),
+                 "--exec: 'fast' is not one of simulate, int8");
   expect_refused(test::run_cli(run + " --emulate avx3"),
                  "--emulate: 'avx3' is not one of none, avx2");
   expect_refused(test::run_cli(run + " --emulate avx2"), kNeedsInt8);
-  expect_refused(test::run_cli(run + " --pipeline --pipeline-mode fast"), "--pipeline-mode");
+  expect_refused(test::run_cli(run + " --pipeline --pipeline-mode fast"),
+                 "--pipeline-mode: 'fast' is not one of auto, threads");
   const std::string compare = "compare --ref " + model + " --test " + model + " --images " + none;
   expect_refused(test::run_cli(compare + " --emulate avx3"),
                  "--emulate: 'avx3' is not one of none, avx2");
-  expect_refused(test::run_cli(compare + " --exec fast"), "--exec");
+  expect_refused(test::run_cli(compare + " --exec fast"),
+                 "--exec: 'fast' is not one of simulate, int8");
   expect_refused(test::run_cli("infer --model " + model + " --image " + none + "/a.jpg --out " +
                                test::shell_quote(dir + "/out") + " --emulate avx3"),
                  "--emulate: 'avx3' is not one of none, avx2");
@@ -113,7 +116,9 @@ TEST(ExecOptionsCli, ChoicesRefusedBeforeAnyImage) {
   expect_refused(test::run_cli("cut --model " + model + " --arm D --out " +
                                test::shell_quote(dir + "/d.onnx")),
                  "--arm: 'D' is not one of A, B, C");
-  // Any case, as before.
+  // Any case, as before (and for every choice on the command line now).
+  const test::CliResult upper = test::run_cli(run + " --exec INT8 --emulate AVX2");
+  EXPECT_EQ(upper.err.find("is not one of"), std::string::npos) << upper.err;
   const test::CliResult ok = test::run_cli("cut --model " + model + " --arm c --out " +
                                            test::shell_quote(dir + "/c.onnx"));
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
