@@ -66,7 +66,8 @@ struct QuantizedModelImpl {
   AutoSearchReport search;
   std::vector<std::string> warnings;
   // The options as given, for the summary's JSON (quantize_summary_json).
-  std::string scheme, placement, quantize_io;
+  Scheme scheme = Scheme::kW8A8;
+  QuantizeIo quantize_io = QuantizeIo::kNone;
 };
 
 }  // namespace detail

@@ -151,8 +151,7 @@ QuantizedModel quantize(const Model& model, const CalibrationStats& calibration,
   check_stats_for_model(stats, model.sha256(), impl_of(calibration).source, model.name());
   ProgressReporter progress(o.progress);
   auto out = std::make_shared<detail::QuantizedModelImpl>();
-  out->scheme = edgeq::name(o.scheme), out->placement = edgeq::name(o.placement);
-  out->quantize_io = edgeq::name(o.quantize_io);
+  out->scheme = o.scheme, out->quantize_io = o.quantize_io;
 
   // a16: unset, W8A8 keeps the decode tail at 16 bit when the model has one (a cut arm has none);
   // unless 'none', the outputs are assembled in float.

@@ -33,18 +33,13 @@ std::string calibration_json(const Calibration& run, const CalibrateOptions& o,
 std::string quantize_summary_json(const QuantizedModel& q, int indent) {
   const detail::QuantizedModelImpl& m = impl_of(q);
   const QuantizeSummary& s = m.summary;
-  const nlohmann::json report = {{"scheme", m.scheme},
-                                 {"range", s.range},
-                                 {"placement", m.placement},
-                                 {"activations_8bit", s.activations_8bit},
-                                 {"activations_16bit", s.activations_16bit},
-                                 {"activations_other", s.activations_other},
-                                 {"activations_float", s.activations_float},
-                                 {"weights_per_channel", s.weights_per_channel},
-                                 {"params_per_tensor", s.params_per_tensor},
-                                 {"decode_tail_values", s.decode_tail_values},
-                                 {"decode_tail_8bit", s.decode_tail_8bit},
-                                 {"quantize_io", m.quantize_io}};
+  const nlohmann::json report = {
+      {"scheme", edgeq::name(m.scheme)},          {"range", s.range},
+      {"placement", edgeq::name(s.placement)},    {"activations_8bit", s.activations_8bit},
+      {"activations_16bit", s.activations_16bit}, {"activations_other", s.activations_other},
+      {"activations_float", s.activations_float}, {"weights_per_channel", s.weights_per_channel},
+      {"params_per_tensor", s.params_per_tensor}, {"decode_tail_values", s.decode_tail_values},
+      {"decode_tail_8bit", s.decode_tail_8bit},   {"quantize_io", edgeq::name(m.quantize_io)}};
   return json_text(report, indent);
 }
 
