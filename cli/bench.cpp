@@ -55,6 +55,9 @@ void print_bench(const BenchReport& r) {
               r.simd.c_str(), r.runs, r.warmup);
   std::printf("latency ms: min %.2f  median %.2f  p95 %.2f   (plan %.1f ms)\n", r.min_ms,
               r.median_ms, r.p95_ms, r.plan_ms);
+  if (r.host_decode_median_ms > 0)
+    std::printf("raw head: graph %.2f ms + host decode %.3f ms (medians)\n", r.graph_median_ms,
+                r.host_decode_median_ms);
   std::printf("memory: peak RSS %.1f MiB, activation arena %.1f MiB, weights %.1f MiB\n",
               r.peak_rss_bytes / mib, r.arena_bytes / mib, r.weight_bytes / mib);
   std::printf("per frame: %lld bytes in, %lld bytes out (%s)\n",

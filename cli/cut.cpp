@@ -58,9 +58,13 @@ void run_cut(const CutArgs& a) {
 void register_cut(CLI::App& app) {
   auto a = std::make_shared<CutArgs>();
   auto* cmd = app.add_subcommand(
-      "cut", "Cut a YOLO11 model into an arm: A backbone + pooled taps, B up to P3/P4/P5, C full");
+      "cut",
+      "Cut a YOLO11 model into an arm: A backbone + pooled taps, B up to P3/P4/P5, C full, head "
+      "raw head (ends at the head's convolutions; the decode runs on the host)");
   cmd->add_option("--model", a->model, "ONNX model with Ultralytics export names")->required();
-  cmd->add_option("--arm", a->arm, "A (layers 0-10, taps), B (0-22, P3/P4/P5), C (full model)")
+  cmd->add_option("--arm", a->arm,
+                  "A (layers 0-10, taps), B (0-22, P3/P4/P5), C (full model), head (raw head: "
+                  "box, class and keypoint convolutions per scale, layout in the metadata)")
       ->required();
   cmd->add_option("--taps", a->taps,
                   "layers to tap with global avg + max pooling (default for arm A: 4,6,8,10)");

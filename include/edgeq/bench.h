@@ -33,6 +33,9 @@ struct BenchReport {
   double min_ms = 0, median_ms = 0, p95_ms = 0, plan_ms = 0;
   std::vector<double> samples_ms;
   double throughput_ms_per_run = 0;  // wall time / runs (workers), or the mean latency
+  // One worker, a raw-head model (cut_model, arm head): the host decode's median time per run
+  // (included in the latency above) and the graph's median without it; 0 for other models.
+  double host_decode_median_ms = 0, graph_median_ms = 0;
   uint64_t peak_rss_bytes = 0, arena_bytes = 0, weight_bytes = 0;  // arena, weights: one worker
   int64_t input_bytes_per_frame = 0, output_bytes_per_frame = 0;   // one worker
   bool quantized_io = false;  // codes in and out (a model written with quantize_io)

@@ -42,7 +42,7 @@ enum class PipelineMode { kAuto, kThreads };
 // A doctor finding's severity, in increasing order.
 enum class Severity { kInfo, kWarning, kError };
 // The arms a model is cut into (edgeq/model_tools.h).
-enum class Arm { kA, kB, kC };
+enum class Arm { kA, kB, kC, kHead };
 
 // The names of E's values in enum order, and the option they are given to (for messages).
 template <class E>
@@ -96,7 +96,7 @@ struct Choice<Severity> {
 template <>
 struct Choice<Arm> {
   static constexpr std::string_view option = "arm";
-  static constexpr std::array<std::string_view, 3> names{"A", "B", "C"};
+  static constexpr std::array<std::string_view, 4> names{"A", "B", "C", "head"};
 };
 
 // The value's name ("w8a16"); an out-of-range value (a cast) throws.

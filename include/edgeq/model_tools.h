@@ -26,13 +26,19 @@ std::string model_summary_json(const Model& model);
 // Arm A: layers 0-10, outputs the pooled taps only; B: layers 0-22, outputs P3/P4/P5 (layers 16,
 // 19, 22) plus taps; C: the full model plus taps. A tap of layer N is its output's global average
 // and global max pooling (outputs tap_avg{N}, tap_max{N}, [1,C,1,1]).
+// Arm head: the raw head for NPUs that refuse float decode ops. The graph ends at the head's last
+// convolutions, found by structure (per scale, stride ascending: the box distribution logits
+// [1,4*reg_max,H,W], the class logits [1,nc,H,W] and for pose the keypoints [1,nk*kd,H,W]); the
+// layout is in the metadata (edgeq_raw_head), and every edgeq command, Session and Python run the
+// decode on the host and see output0 as from the full model (no flag). Quantize it like any model.
 struct CutOptions {
-  Arm arm = Arm::kC;        // name(): "A", "B" or "C"; parse<Arm>() takes any case
+  Arm arm = Arm::kC;        // name(): "A", "B", "C" or "head"; parse<Arm>() takes any case
   std::vector<int> taps;    // layer indices to tap
   bool taps_given = false;  // arm A: empty taps means 4, 6, 8, 10; B and C: empty means none
 };
 // The arm as a model of its own (dead nodes and unused weights removed). Throws for a model
-// without Ultralytics names, a layer it lacks, or a bad arm or tap.
+// without Ultralytics names, a layer it lacks, or a bad arm or tap; for arm head, a model without a
+// recognisable YOLO head or a quantized one (cut the float model, then quantize the raw head).
 Model cut_model(const Model& model, const CutOptions& options);
 
 // ---- Re-encoding activations of a QDQ model; everything else stays as it is ----

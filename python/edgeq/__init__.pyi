@@ -103,6 +103,8 @@ class BenchReport:
     p95_ms: float
     plan_ms: float
     samples_ms: List[float]
+    host_decode_median_ms: float
+    graph_median_ms: float
     throughput_ms_per_run: float
     peak_rss_bytes: int
     arena_bytes: int

@@ -50,7 +50,8 @@ void bind_bench(py::module_& m) {
   py::class_<R>(m, "BenchReport", R"doc(Latency and memory of a model (edgeq.bench()).
 
 One worker: min_ms, median_ms, p95_ms, samples_ms, plan_ms, arena_bytes, weight_bytes,
-input_bytes_per_frame, output_bytes_per_frame, quantized_io; with profile (timed runs only),
+input_bytes_per_frame, output_bytes_per_frame, quantized_io, and for a raw-head model
+host_decode_median_ms and graph_median_ms (0 otherwise); with profile (timed runs only),
 ops (op, steps, ms_per_run; largest first) and steps (all, slowest first). Several workers:
 throughput_ms_per_run (wall time per run). Always peak_rss_bytes, threads (per worker),
 notices. to_dict() is what `edgeq bench --json` writes (with profile, also under "profile").)doc")
@@ -67,6 +68,8 @@ notices. to_dict() is what `edgeq bench --json` writes (with profile, also under
       .def_readonly("p95_ms", &R::p95_ms)
       .def_readonly("plan_ms", &R::plan_ms)
       .def_readonly("samples_ms", &R::samples_ms)
+      .def_readonly("host_decode_median_ms", &R::host_decode_median_ms)
+      .def_readonly("graph_median_ms", &R::graph_median_ms)
       .def_readonly("throughput_ms_per_run", &R::throughput_ms_per_run)
       .def_readonly("peak_rss_bytes", &R::peak_rss_bytes)
       .def_readonly("arena_bytes", &R::arena_bytes)

@@ -142,6 +142,7 @@ BenchReport bench(const Model& model, const BenchOptions& o) {
   r.min_ms = lat.min_ms, r.median_ms = lat.median_ms, r.p95_ms = lat.p95_ms;
   r.plan_ms = lat.prepare_ms, r.throughput_ms_per_run = lat.mean_ms;
   r.samples_ms = lat.samples_ms;
+  r.host_decode_median_ms = lat.host_decode_median_ms, r.graph_median_ms = lat.graph_median_ms;
   r.arena_bytes = ex.arena_bytes(), r.weight_bytes = ex.weight_bytes();
   const IoBytes io = io_bytes(g, [&](const std::string& v) { return ex.desc(v).shape; });
   r.input_bytes_per_frame = io.in, r.output_bytes_per_frame = io.out;
@@ -165,6 +166,10 @@ BenchReport bench(const Model& model, const BenchOptions& o) {
                       {"input_bytes_per_frame", r.input_bytes_per_frame},
                       {"output_bytes_per_frame", r.output_bytes_per_frame},
                       {"samples_ms", r.samples_ms}};
+  if (ex.raw_head()) {
+    j["graph_median_ms"] = r.graph_median_ms;
+    j["host_decode_median_ms"] = r.host_decode_median_ms;
+  }
   if (o.profile) j["profile"] = profile_json(r);
   r.json = json_text(j, 2);
   return r;

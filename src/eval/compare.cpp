@@ -11,7 +11,9 @@
 #include "core/npy.h"
 #include "eval/label_source.h"
 #include "ir/onnx_io.h"
+#include "ir/raw_head.h"
 #include "runtime/executor.h"
+#include "runtime/host_decode.h"
 #include "vision/image_io.h"
 #include "vision/labels.h"
 #include "vision/letterbox.h"
@@ -78,13 +80,30 @@ std::map<std::string, Tensor> read_test_outputs(const std::string& dir, size_t k
 
 }  // namespace
 
-void check_same_outputs(const Graph& ref, const Graph& test) {
-  bool same = ref.outputs.size() == test.outputs.size();
-  for (size_t i = 0; same && i < ref.outputs.size(); ++i)
-    same = ref.outputs[i].name == test.outputs[i].name &&
-           ref.outputs[i].shape == test.outputs[i].shape;
-  EDGEQ_CHECK(same, "the test model's outputs differ from the reference model's: reference has ",
-              describe_outputs(ref), "; test has ", describe_outputs(test));
+std::vector<ValueInfo> compared_outputs(const Graph& ref, const Graph& test) {
+  if (!raw_head_layout(ref) && !raw_head_layout(test)) {
+    bool same = ref.outputs.size() == test.outputs.size();
+    for (size_t i = 0; same && i < ref.outputs.size(); ++i)
+      same = ref.outputs[i].name == test.outputs[i].name &&
+             ref.outputs[i].shape == test.outputs[i].shape;
+    EDGEQ_CHECK(same, "the test model's outputs differ from the reference model's: reference has ",
+                describe_outputs(ref), "; test has ", describe_outputs(test));
+    return ref.outputs;
+  }
+  // A raw-head model against a full one (or another raw head): the outputs both runs give, the
+  // decoded output0 among them.
+  std::vector<ValueInfo> both;
+  const std::vector<ValueInfo> test_outs = run_outputs(test);
+  for (const ValueInfo& r : run_outputs(ref))
+    for (const ValueInfo& t : test_outs)
+      if (t.name == r.name) {
+        EDGEQ_CHECK(t.shape == r.shape, "output '", r.name, "' is ", shape_str(r.shape),
+                    " in the reference model but ", shape_str(t.shape), " in the test model");
+        both.push_back(r);
+      }
+  EDGEQ_CHECK(!both.empty(), "the test and reference models have no output in common: reference "
+              "gives ", describe_outputs(ref), "; test gives ", describe_outputs(test));
+  return both;
 }
 
 CompareResult run_compare(const CompareRunOptions& opt, std::ostream* progress) {
@@ -102,7 +121,8 @@ CompareResult run_compare(Graph ref_g, Graph test_g, const CompareRunOptions& op
                           const CompareHooks& hooks) {
   CompareResult rep;
   rep.options = opt;
-  check_same_outputs(ref_g, test_g);
+  const std::vector<ValueInfo> outputs = compared_outputs(ref_g, test_g);
+  const std::optional<RawHeadLayout> test_head = raw_head_layout(test_g);
   const ValueInfo ref_in = single_image_input(ref_g, "reference");
   const ValueInfo test_in = single_image_input(test_g, "test");
   EDGEQ_CHECK(ref_in.name == test_in.name && ref_in.shape == test_in.shape,
@@ -122,8 +142,9 @@ CompareResult run_compare(Graph ref_g, Graph test_g, const CompareRunOptions& op
   std::optional<YoloLayout> layout;
   if (det_out) {
     const ValueInfo* vi = nullptr;
-    for (const auto& o : ref_g.outputs)
+    for (const auto& o : outputs)
       if (o.name == *det_out) vi = &o;
+    EDGEQ_CHECK(vi, "the test model gives no '", *det_out, "' to compare detections with");
     layout = yolo_layout_for(ref_g, vi->shape);
     rep.has_detections = true;
     rep.detection_output = *det_out;
@@ -142,7 +163,7 @@ CompareResult run_compare(Graph ref_g, Graph test_g, const CompareRunOptions& op
   rep.labels_unmatched = labels.unmatched;
   if (hooks.note && !labels.unmatched.empty()) hooks.note("warning: " + labels.unmatched);
 
-  for (const auto& o : ref_g.outputs) rep.outputs.push_back({o.name, o.shape, {}});
+  for (const auto& o : outputs) rep.outputs.push_back({o.name, o.shape, {}});
   std::vector<TensorErrorAccumulator> tensor_acc(rep.outputs.size());
   DetectionDiffAccumulator det_acc(opt.match_iou);
   std::optional<TaskMetricsAccumulator> ref_task, test_task;
@@ -167,6 +188,13 @@ CompareResult run_compare(Graph ref_g, Graph test_g, const CompareRunOptions& op
   Executor test_ex(std::move(test_g), test_eo);
   if (hooks.note)
     for (const std::string& line : test_ex.notices()) hooks.note(line);
+  // What another engine's files hold: a raw head's own outputs (decoded here), else the compared.
+  std::vector<OutputError> dumped;
+  if (test_head)
+    for (const auto& o : test_head->outputs)
+      dumped.push_back({o.name, {1, test_head->channels_of(o.part), o.height, o.width}, {}});
+  else
+    dumped = rep.outputs;
   PostprocessOptions map_post = opt.post;
   map_post.conf = opt.map_conf;
 
@@ -180,7 +208,9 @@ CompareResult run_compare(Graph ref_g, Graph test_g, const CompareRunOptions& op
       save_npy(x, (fs::path(opt.save_inputs) / (std::to_string(i) + ".npy")).string());
     auto r = ref_ex.run({{ref_in.name, x}});
     auto t = opt.test_outputs.empty() ? test_ex.run({{test_in.name, x}})
-                                      : read_test_outputs(opt.test_outputs, i, rep.outputs);
+                                      : read_test_outputs(opt.test_outputs, i, dumped);
+    if (!opt.test_outputs.empty() && test_head)  // a board's raw head: decoded here
+      t[test_head->decoded] = decode_raw_head(*test_head, t);
     for (size_t k = 0; k < rep.outputs.size(); ++k) {
       const std::string& name = rep.outputs[k].name;
       tensor_acc[k].add(r.at(name), t.at(name), "output '" + name + "'");

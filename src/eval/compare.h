@@ -66,8 +66,10 @@ struct CompareResult {
   std::vector<ImageDetections> per_image;  // CompareRunOptions::keep_detections
 };
 
-// Throws one line when the test model's outputs differ from the reference's (names or shapes).
-void check_same_outputs(const Graph& ref, const Graph& test);
+// The outputs compared: all of them, which must be the same in both models (names and shapes);
+// where a model is a raw head (ir/raw_head.h), the outputs both runs give (output0 from the host
+// decode against the full model's). Throws one line when they differ or none is common.
+std::vector<ValueInfo> compared_outputs(const Graph& ref, const Graph& test);
 
 // Runs the comparison of opt.ref_model and opt.test_model; writes one progress line per image
 // to `progress` when not null.

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "ir/raw_head.h"
 #include "ir/shape_inference.h"
 
 namespace edgeq {
@@ -29,6 +30,7 @@ int arm_last_layer(Arm arm, int model_last) {
     case Arm::kB:
       return kNeckLast;
     case Arm::kC:
+    case Arm::kHead:
       return model_last;
   }
   return model_last;
@@ -112,6 +114,12 @@ std::string tap_max_name(int layer) {
 }
 
 Graph cut_model(const Graph& model, const CutSpec& spec) {
+  if (spec.arm == Arm::kHead) {  // found by structure: no layer names needed
+    EDGEQ_CHECK(spec.taps.empty(), "the raw head (arm head) takes no taps");
+    Graph g = cut_raw_head(model);
+    g.metadata.push_back({"edgeq_arm", std::string(name(spec.arm))});
+    return g;
+  }
   const int model_last = last_layer(model);
   const int arm_last = arm_last_layer(spec.arm, model_last);
   EDGEQ_CHECK(arm_last <= model_last, "arm ", name(spec.arm), " needs layers 0-", arm_last,

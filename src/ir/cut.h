@@ -7,6 +7,8 @@
 //   Arm A: backbone, layers 0-10, outputs = pooled taps only (tap_avg{N}, tap_max{N}).
 //   Arm B: layers 0-22, outputs = the outputs of layers 16, 19, 22 (P3, P4, P5), plus taps.
 //   Arm C: the full model, outputs = the model's outputs, plus taps when asked for.
+//   Arm head: the raw head, found by structure (ir/raw_head.h): the graph up to the head's last
+//   convolutions, their outputs the graph outputs, the decode left to the host; no taps.
 // A tap of layer N is GlobalAveragePool and GlobalMaxPool of layer N's output ([1,C,1,1]).
 #pragma once
 #include <string>

@@ -11,6 +11,7 @@
 #include "core/process_stats.h"
 #include "runtime/constant_folding.h"
 #include "runtime/float_io.h"
+#include "runtime/host_decode.h"
 #include "runtime/plan.h"
 #include "runtime/plan_memory.h"
 #include "runtime/plan_rewrites.h"
@@ -37,6 +38,7 @@ void feed_whole(StreamObserver& obs, const Tensor& t) {
 Executor::Executor(Graph graph, ExecutorOptions opt) : graph_(std::move(graph)), opt_(opt) {
   check_option("threads", opt_.threads, ranges::threads());
   if (opt_.float_io) float_io_view(graph_);
+  if (opt_.host_decode && opt_.float_io) raw_head_ = raw_head_layout(graph_);
 }
 Executor::~Executor() = default;
 
@@ -164,6 +166,13 @@ std::map<std::string, Tensor> Executor::run(const std::map<std::string, Tensor>&
   }
   for (const auto& [name, id] : p.output_slots)
     if (id >= 0 && graph_.find_input(name)) result[name] = inputs.at(name).clone();
+  if (raw_head_) {
+    const auto t0 = std::chrono::steady_clock::now();
+    result[raw_head_->decoded] = decode_raw_head(*raw_head_, result);
+    last_host_decode_ms_ =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    host_decode_total_ms_ += last_host_decode_ms_;
+  }
   return result;
 }
 
@@ -201,12 +210,14 @@ std::vector<StepTime> Executor::profile() const {
   std::vector<StepTime> out;
   if (plan_)
     for (const Step& s : plan_->steps) out.push_back({s.what, s.op, s.ms});
+  if (raw_head_) out.push_back({"host decode of the raw head", "HostDecode", host_decode_total_ms_});
   return out;
 }
 
 void Executor::reset_profile() {
   if (plan_)
     for (Step& s : plan_->steps) s.ms = 0;
+  host_decode_total_ms_ = 0;
 }
 
 bool Executor::needs_logical_view(const std::string& value) const {

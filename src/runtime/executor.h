@@ -5,12 +5,14 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "edgeq/choices.h"
 #include "ir/graph.h"
+#include "ir/raw_head.h"
 #include "runtime/int8_pairs.h"
 #include "runtime/kernel.h"
 
@@ -38,6 +40,10 @@ struct ExecutorOptions {
   bool float_io = true;
   // kInt8 only: reproduce another CPU's int8 arithmetic (runtime/int8_pairs.h).
   Int8Emulation emulate = Int8Emulation::kNone;
+  // A raw-head model (ir/raw_head.h; its metadata says so): run() also returns the decoded output
+  // (output0) that the host decode (runtime/host_decode.h) makes from the head's outputs, when
+  // the outputs are float (float_io).
+  bool host_decode = true;
 };
 
 // Accumulated time of one planned step (a kernel or a layout conversion) over all runs.
@@ -118,6 +124,10 @@ class Executor {
   // After planning: for each streamed value, the op type of the kernel that passes it on while
   // reading it, or "" when it is fed whole after its step.
   std::map<std::string, std::string> stream_readers() const;
+  // A raw-head model's layout (from its metadata), or nullptr.
+  const RawHeadLayout* raw_head() const { return raw_head_ ? &*raw_head_ : nullptr; }
+  // Time of the last run's host decode (0 when there is none); run() includes it.
+  double last_host_decode_ms() const { return last_host_decode_ms_; }
 
  private:
   void call_hooks(const std::string& value, const Tensor& logical, const Tensor& stored);
@@ -131,6 +141,9 @@ class Executor {
   std::map<std::string, std::vector<HookEntry>> hooks_;
   std::map<std::string, StreamObserver*> streams_;
   std::unique_ptr<Plan> plan_;
+  std::optional<RawHeadLayout> raw_head_;
+  double last_host_decode_ms_ = 0;
+  double host_decode_total_ms_ = 0;  // over runs, for profile()
 };
 
 }  // namespace edgeq

@@ -47,11 +47,18 @@ LatencyResult measure_latency(Executor& ex, const std::map<std::string, Tensor>&
     ex.run(inputs);
   }
   if (warmup > 0) ex.reset_profile();
+  std::vector<double> decode_ms, graph_ms;
   for (int i = 0; i < runs; ++i) {
     throw_if_interrupted();
     auto s = std::chrono::steady_clock::now();
     ex.run(inputs);
     r.samples_ms.push_back(ms_since(s));
+    decode_ms.push_back(ex.last_host_decode_ms());
+    graph_ms.push_back(r.samples_ms.back() - decode_ms.back());
+  }
+  if (ex.raw_head()) {
+    r.host_decode_median_ms = percentile(decode_ms, 50);
+    r.graph_median_ms = percentile(graph_ms, 50);
   }
   r.min_ms = *std::min_element(r.samples_ms.begin(), r.samples_ms.end());
   r.median_ms = percentile(r.samples_ms, 50);

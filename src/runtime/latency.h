@@ -15,6 +15,9 @@ struct LatencyResult {
   double prepare_ms = 0;  // planning (Executor::prepare)
   double min_ms = 0, median_ms = 0, p95_ms = 0, mean_ms = 0;
   std::vector<double> samples_ms;
+  // A raw-head model (ir/raw_head.h): the host decode's median share of a run (included in the
+  // times above) and the median of the runs without it (the graph alone); 0 for other models.
+  double host_decode_median_ms = 0, graph_median_ms = 0;
 };
 
 // One tensor per graph input: float32 inputs (and inputs that carry codes, which the executor

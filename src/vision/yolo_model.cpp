@@ -1,6 +1,7 @@
 #include "vision/yolo_model.h"
 
 #include "core/error.h"
+#include "ir/raw_head.h"
 
 namespace edgeq {
 
@@ -24,6 +25,7 @@ int yolo_input_width(const Graph& g) {
 }
 
 std::optional<std::string> yolo_head_output(const Graph& g) {
+  if (const auto raw = raw_head_layout(g)) return raw->decoded;
   for (const auto& o : g.outputs)
     if (o.name == "output0") return o.name;
   if (g.outputs.size() == 1 && g.outputs[0].shape.size() == 3) return g.outputs[0].name;
@@ -35,6 +37,12 @@ std::string require_yolo_head_output(const Graph& g) {
   EDGEQ_CHECK(head, "the model has no YOLO head output ('output0', or a single [1,C,anchors] ",
               "output); its outputs: ", describe_outputs(g));
   return *head;
+}
+
+std::vector<ValueInfo> run_outputs(const Graph& g) {
+  std::vector<ValueInfo> out = g.outputs;
+  if (const auto raw = raw_head_layout(g)) out.push_back(raw->decoded_info());
+  return out;
 }
 
 std::string describe_outputs(const Graph& g) {

@@ -4,6 +4,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
 
@@ -15,11 +16,16 @@ const ValueInfo& yolo_image_input(const Graph& g);
 int yolo_input_height(const Graph& g);
 int yolo_input_width(const Graph& g);
 
-// The head output: "output0", or else the only output when it is rank 3 ([1, C, anchors]);
-// nullopt when there is none.
+// The head output: "output0", or else the only output when it is rank 3 ([1, C, anchors]); for a
+// raw-head model (ir/raw_head.h) the output its host decode makes; nullopt when there is none.
+// Throws when a raw-head model's metadata is damaged.
 std::optional<std::string> yolo_head_output(const Graph& g);
 // Same, but throws listing the model's outputs when there is none.
 std::string require_yolo_head_output(const Graph& g);
+
+// What a run of the model returns (runtime/executor.h): the graph outputs and, for a raw-head
+// model, the decoded output0 the host decode adds.
+std::vector<ValueInfo> run_outputs(const Graph& g);
 
 // "name [shape], ..." of the model's outputs, for messages.
 std::string describe_outputs(const Graph& g);
