@@ -88,7 +88,8 @@ void register_quantize(CLI::App& app) {
   cmd->add_option("--a16", a->a16,
                   "values kept at 16 bit (comma-separated); 'decode': the YOLO head's "
                   "pixel-space decode tail, found by structure (the w8a8 default when the model "
-                  "has one); 'none': no value");
+                  "has one); 'outputs': the graph outputs (a raw head's: cut --arm head); 'none': "
+                  "no value");
   cmd->add_option("--mixed", a->mixed, "mixed-precision set (doctor --sensitivity): 16-bit values");
   cmd->add_option("--exclude", a->exclude, "node names left in float (comma-separated)");
   cmd->add_option("--overrides", o.overrides_file,

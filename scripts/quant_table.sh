@@ -66,19 +66,7 @@ for opt in "${OPTIONS[@]}"; do
     $E compare --ref "$MODEL" --test "$OUT/$f/q$i.onnx" --images "$OUT/$f/judge/images" --quiet \
       --json "$OUT/$f/q$i.json" >/dev/null 2>&1
   done
-  node -e '
-const [a, b] = [process.argv[1], process.argv[2]].map((p) => JSON.parse(require("fs").readFileSync(p)));
-const both = (f) => `${f(a)} / ${f(b)}`;
-const pts = (j, k) => j.labels && j.labels.ref[k] ? ((j.labels.ref[k].map50_95 - j.labels.test[k].map50_95) * 100).toFixed(2) : "-";
-const px = (j, k, digits = 2) => (j.detections.matched > 0 && j.detections[k] ? j.detections[k].mean.toFixed(digits) : "-");
-const match = (j) => `${j.detections.match_rate === null ? "none" : (100 * j.detections.match_rate).toFixed(1) + "%"} (${j.detections.matched}/${j.detections.ref})`;
-const m = a.detections.matched + b.detections.matched, r = a.detections.ref + b.detections.ref;
-const signed = (v) => { const s = v.toFixed(3).replace(/^-(0\.0+)$/, "$1"); return /^(-|0\.0+$)/.test(s) ? s : "+" + s; };
-const bias = (j) => (j.detections.matched > 0 ? signed(j.detections.score_bias) : "-");
-console.log(`| ${process.argv[3]} | ${process.argv[4]} | ${both(match)} | ${(100 * m / r).toFixed(1)}% (${m}/${r}) | ` +
-            `${both((j) => j.detections.extra)} | ${both((j) => px(j, "box_px"))} | ${both((j) => px(j, "keypoint_px"))} | ` +
-            `${both((j) => px(j, "score_shift", 3))} | ${both(bias)} | ${both((j) => pts(j, "pose"))} | ${both((j) => pts(j, "box"))} |`);
-' "$OUT/A/q$i.json" "$OUT/B/q$i.json" "$name" "${counts[0]} / ${counts[1]}" >> "$OUT/table.md"
+  node scripts/compare_row.js "$OUT/A/q$i.json" "$OUT/B/q$i.json" "$name" "${counts[0]} / ${counts[1]}" >> "$OUT/table.md"
 done
 for f in A B; do
   node -e '

@@ -41,9 +41,10 @@ struct QuantizeOptions {
   // For range kPercentile (only): in [50, 100]; 0: kDefaultPercentile.
   double percentile = 0;
   static constexpr double kDefaultPercentile = 99.99;
-  // Values kept at 16 bit: value names, "decode" (the YOLO head's pixel-space decode tail) or
-  // "none" alone. Empty: w8a8 keeps the decode tail at 16 bit when the model has one. Unless
-  // "none", the nodes that assemble the outputs stay float where the placement allows.
+  // Values kept at 16 bit: value names, "decode" (the YOLO head's pixel-space decode tail),
+  // "outputs" (the graph outputs, e.g. a raw head's: cut_model, arm head) or "none" alone. Empty:
+  // w8a8 keeps the decode tail at 16 bit when the model has one. Unless "none", the nodes that
+  // assemble the outputs stay float where the placement allows.
   std::vector<std::string> a16;
   std::vector<std::string> mixed;    // more 16-bit values (a mixed set, e.g. a search's result)
   std::vector<std::string> exclude;  // node names left in float

@@ -71,7 +71,8 @@ def quantize(model, stats, *, scheme=_DEFAULT, range=_DEFAULT, percentile=None, 
     The options are ``edgeq quantize``'s, with the same defaults: scheme "w8a8" | "w8a16";
     range "minmax" | "percentile" | "entropy" | "mse" (percentile: for range "percentile"
     only, default 99.99; an option that does nothing with the others is refused); a16:
-    values kept at 16 bit in W8A8 ("decode" is the default decode tail, "none" for none);
+    values kept at 16 bit in W8A8 ("decode" is the default decode tail, "outputs" the graph
+    outputs, e.g. a raw head's, "none" for none);
     mixed: more 16-bit values;
     exclude: node names left in float; overrides: a JSON file of per-tensor encodings;
     placement "ort" | "qnn" | "cpu"; qdq16 "auto" | "contrib" | "opset21"; quantize_io "none" |

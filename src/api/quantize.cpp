@@ -163,6 +163,8 @@ QuantizedModel quantize(const Model& model, const CalibrationStats& calibration,
     if (n == "decode")
       EDGEQ_CHECK(!tail.empty(), "a16 'decode': no YOLO box / keypoint decode found in '",
                   model.name(), "' (no Mul by per-anchor strides)");
+    else if (n == "outputs")  // e.g. a raw head's (cut_model, arm head) at 16 bit on the NPU
+      for (const ValueInfo& v : g.outputs) c.a16.insert(v.name);
     else if (!none)
       c.a16.insert(n);
   }

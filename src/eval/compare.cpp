@@ -101,8 +101,10 @@ std::vector<ValueInfo> compared_outputs(const Graph& ref, const Graph& test) {
                     " in the reference model but ", shape_str(t.shape), " in the test model");
         both.push_back(r);
       }
-  EDGEQ_CHECK(!both.empty(), "the test and reference models have no output in common: reference "
-              "gives ", describe_outputs(ref), "; test gives ", describe_outputs(test));
+  EDGEQ_CHECK(!both.empty(),
+              "the test and reference models have no output in common: reference "
+              "gives ",
+              describe_outputs(ref), "; test gives ", describe_outputs(test));
   return both;
 }
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/error.h"
 #include "ir/op_traits.h"
@@ -61,8 +61,8 @@ std::vector<int> last_convolutions(const Graph& g, const std::string& head, int*
     }
     if (n.op_type == "Conv") {
       auto w = g.initializers.find(n.inputs.size() > 1 ? n.inputs[1] : "");
-      EDGEQ_CHECK(w != g.initializers.end() && w->second.rank() == 4,
-                  "the DFL convolution ", n.describe(), " has no constant 4-D weight");
+      EDGEQ_CHECK(w != g.initializers.end() && w->second.rank() == 4, "the DFL convolution ",
+                  n.describe(), " has no constant 4-D weight");
       *reg_max = static_cast<int>(w->second.shape()[1]);
     }
     for (const auto& in : n.inputs)
@@ -140,11 +140,13 @@ ValueInfo RawHeadLayout::decoded_info() const {
 Graph cut_raw_head(const Graph& model) {
   for (const auto& n : model.nodes)
     EDGEQ_CHECK(n.op_type != "QuantizeLinear" && n.op_type != "DequantizeLinear", "model '",
-                model.name, "' is quantized: cut the raw head from the float model, then quantize it");
+                model.name,
+                "' is quantized: cut the raw head from the float model, then quantize it");
   const ValueInfo head = head_output(model);
   EDGEQ_CHECK(!model.inputs.empty() && model.inputs[0].shape.size() == 4 &&
                   model.inputs[0].shape[2] > 0 && model.inputs[0].shape[3] > 0,
-              "model '", model.name, "' needs an image input [1,3,H,W] of fixed size for a raw head");
+              "model '", model.name,
+              "' needs an image input [1,3,H,W] of fixed size for a raw head");
   RawHeadLayout layout;
   layout.decoded = head.name;
   layout.input_h = model.inputs[0].shape[2];
@@ -205,7 +207,8 @@ Graph cut_raw_head(const Graph& model) {
       }
     }
     EDGEQ_CHECK(nc == layout.num_classes && kch == layout.channels_of(HeadPart::kKeypoints),
-                "stride ", stride, ": the class or keypoint convolution has another channel count "
+                "stride ", stride,
+                ": the class or keypoint convolution has another channel count "
                 "than at the other scales");
     for (const auto& [part, o] : parts) {
       layout.outputs.push_back({o.name, part, stride, o.shape[2], o.shape[3]});
@@ -275,8 +278,8 @@ std::optional<RawHeadLayout> raw_head_layout(const Graph& g) {
     }
     // Every scale has one output of each part, in box, class, keypoints order.
     const size_t per_scale = l.num_keypoints > 0 ? 3 : 2;
-    EDGEQ_CHECK(!l.outputs.empty() && l.outputs.size() % per_scale == 0,
-                "expected ", per_scale, " outputs per scale, got ", l.outputs.size(), " in all");
+    EDGEQ_CHECK(!l.outputs.empty() && l.outputs.size() % per_scale == 0, "expected ", per_scale,
+                " outputs per scale, got ", l.outputs.size(), " in all");
     for (size_t i = 0; i < l.outputs.size(); ++i)
       EDGEQ_CHECK(static_cast<size_t>(l.outputs[i].part) == i % per_scale &&
                       l.outputs[i].stride == l.outputs[i - i % per_scale].stride,

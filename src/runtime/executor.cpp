@@ -210,7 +210,8 @@ std::vector<StepTime> Executor::profile() const {
   std::vector<StepTime> out;
   if (plan_)
     for (const Step& s : plan_->steps) out.push_back({s.what, s.op, s.ms});
-  if (raw_head_) out.push_back({"host decode of the raw head", "HostDecode", host_decode_total_ms_});
+  if (raw_head_)
+    out.push_back({"host decode of the raw head", "HostDecode", host_decode_total_ms_});
   return out;
 }
 

@@ -16,8 +16,8 @@ const Tensor& part_tensor(const RawHeadLayout& layout, const std::map<std::strin
   const Shape want{1, layout.channels_of(o.part), o.height, o.width};
   EDGEQ_CHECK(it->second.dtype() == DType::kFloat32 && it->second.shape() == want,
               "host decode: output '", o.name, "' is ", dtype_name(it->second.dtype()), " ",
-              shape_str(it->second.shape()), "; its ", head_part_name(o.part), " part needs float32 ",
-              shape_str(want));
+              shape_str(it->second.shape()), "; its ", head_part_name(o.part),
+              " part needs float32 ", shape_str(want));
   return it->second;
 }
 
@@ -80,8 +80,8 @@ Tensor decode_raw_head(const RawHeadLayout& layout, const std::map<std::string, 
       }
     }
     // The last part of a scale moves the anchor offset on.
-    const bool last_of_scale = (o.part == HeadPart::kKeypoints) ||
-                               (o.part == HeadPart::kClass && nk == 0);
+    const bool last_of_scale =
+        (o.part == HeadPart::kKeypoints) || (o.part == HeadPart::kClass && nk == 0);
     if (last_of_scale) a0 += hw;
   }
   EDGEQ_CHECK(a0 == A, "host decode: the outputs cover ", a0, " anchors of ", A);
