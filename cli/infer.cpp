@@ -17,7 +17,7 @@ namespace {
 
 struct InferArgs {
   std::string model, input, image, out;
-  bool raw = false, dequantize = false;
+  bool raw = false, dequantize = false, save_input = false;
   RunOptions run;
 };
 
@@ -50,6 +50,8 @@ void run_infer(const InferArgs& a) {
   std::vector<RoleFile> files;  // each file, named by the model, before it runs
   for (const ValueDescription& o : outputs)
     files.push_back({"--out", output_npy_path(a.out, o.name)});
+  const std::string input_file = output_npy_path(a.out, model.inputs().at(0).name);
+  if (a.save_input) files.push_back({"--save-input", input_file});
   check_distinct_files(inputs, files);
   EDGEQ_CHECK(a.input.empty() != a.image.empty(), "give exactly one of --input and --image");
   RawTensor x = a.input.empty() ? letterboxed_input(model, a.image) : read_npy(a.input);
@@ -67,6 +69,12 @@ void run_infer(const InferArgs& a) {
   options.on_notice = [](const std::string& line) { std::cerr << printable(line) << "\n"; };
   const std::vector<RawTensor> results = infer(model, {x}, options);
   ensure_dir(a.out);
+  if (a.save_input) {  // what a board is fed: letterboxed, NCHW, the codes of a coded input
+    const RawTensor fed = model_input(model, x);
+    write_npy(fed, input_file);
+    std::cout << "input " << printable(fed.name) << " " << fed.dtype << " " << shape_text(fed.shape)
+              << " -> " << printable(input_file) << "\n";
+  }
   for (const RawTensor& t : results) {
     const std::string path = output_npy_path(a.out, t.name);
     write_npy(t, path);
@@ -95,6 +103,9 @@ void register_infer(CLI::App& app) {
                 "the codes (an --image is quantized after letterboxing); codes out");
   cmd->add_flag("--dequantize", a->dequantize,
                 "write quantized outputs (quantize --quantize-io) dequantized to float32");
+  cmd->add_flag("--save-input", a->save_input,
+                "also write the input as the model's file takes it (letterboxed, NCHW; a quantized "
+                "input's codes) to DIR/<input>.npy: what a board is fed for the same run");
   add_run_options(cmd, a->run);
   cmd->callback([a] { run_infer(*a); });
 }

@@ -113,7 +113,7 @@ TEST(Cut, ParseArm) {
     parse<Arm>("D");
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "arm: 'D' is not one of A, B, C");
+    EXPECT_STREQ(e.what(), "arm: 'D' is not one of A, B, C, head");
   }
 }
 
@@ -312,7 +312,8 @@ TEST(CutCli, WritesArmAndRejectsBadInput) {
   auto bad_arm =
       test::run_cli("cut --model '" + dir + "/m.onnx' --arm Z --out '" + dir + "/z.onnx'");
   EXPECT_NE(bad_arm.exit_code, 0);
-  EXPECT_NE(bad_arm.err.find("--arm: 'Z' is not one of A, B, C"), std::string::npos) << bad_arm.err;
+  EXPECT_NE(bad_arm.err.find("--arm: 'Z' is not one of A, B, C, head"), std::string::npos)
+      << bad_arm.err;
   auto bad_tap = test::run_cli("cut --model '" + dir + "/m.onnx' --arm A --taps 4,x --out '" + dir +
                                "/z.onnx'");
   EXPECT_NE(bad_tap.exit_code, 0);

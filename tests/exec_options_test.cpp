@@ -115,7 +115,7 @@ TEST(ExecOptionsCli, ChoicesRefusedBeforeAnyImage) {
   expect_refused(test::run_cli("bench --model " + model + " --emulate avx2"), kNeedsInt8);
   expect_refused(test::run_cli("cut --model " + model + " --arm D --out " +
                                test::shell_quote(dir + "/d.onnx")),
-                 "--arm: 'D' is not one of A, B, C");
+                 "--arm: 'D' is not one of A, B, C, head");
   // Any case, as before (and for every choice on the command line now).
   const test::CliResult upper = test::run_cli(run + " --exec INT8 --emulate AVX2");
   EXPECT_EQ(upper.err.find("is not one of"), std::string::npos) << upper.err;

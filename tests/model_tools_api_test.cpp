@@ -79,7 +79,7 @@ TEST(ModelTools, CutArmIsWhatTheProgramWrites) {
   const ToolsFixture& f = fixture();
   EXPECT_EQ(parse<Arm>("b"), Arm::kB);
   EXPECT_EQ(name(Arm::kB), "B");
-  EXPECT_EQ(test::error_of([] { parse<Arm>("D"); }), "arm: 'D' is not one of A, B, C");
+  EXPECT_EQ(test::error_of([] { parse<Arm>("D"); }), "arm: 'D' is not one of A, B, C, head");
   const Model m = Model::load(f.zoo);
   CutOptions o;
   o.arm = Arm::kA;

@@ -354,6 +354,42 @@ TEST(RawHeadCli, CutCompareBenchAndRefusals) {
   ASSERT_EQ(board.exit_code, 0) << board.err;
   const auto b = nlohmann::json::parse(std::ifstream(dir + "/b.json"));
   EXPECT_EQ(b["detections"]["matched"], b["detections"]["ref"]);
+  // The board check: against the FP32 raw head every raw output is compared channel by channel;
+  // the board's dumps agree (none diverges) until one block of channels is rescaled in them.
+  auto dump_path = [&](size_t i, const std::string& output) {
+    std::string file = output;
+    for (char& ch : file)
+      if (ch == '/' || ch == '\\' || ch == ':') ch = '_';
+    return dir + "/dumps/" + std::to_string(i) + "/" + file + ".npy";
+  };
+  const std::string kpt = g.outputs[2].name;  // keypoints at stride 8: [1,51,20,20]
+  for (size_t i = 0; i < images.size(); ++i) {
+    Tensor t = load_npy(dump_path(i, kpt));
+    float* v = t.data<float>();
+    for (int64_t c = 5; c <= 9; ++c)
+      for (int64_t k = 0; k < 400; ++k) v[c * 400 + k] = 3 * v[c * 400 + k] + 1;
+    save_npy(t, dump_path(i, kpt));
+  }
+  auto channels = test::run_cli("compare --ref " + shell_quote(raw) + " --test " +
+                                shell_quote(raw) + " --images " + shell_quote(photos) +
+                                " --test-outputs " + shell_quote(dir + "/dumps") +
+                                " --quiet --json " + shell_quote(dir + "/ch.json"));
+  ASSERT_EQ(channels.exit_code, 0) << channels.err;
+  EXPECT_NE(channels.out.find("first diverging block: channels 5-9"), std::string::npos)
+      << channels.out;
+  const auto ch = nlohmann::json::parse(std::ifstream(dir + "/ch.json"));
+  ASSERT_EQ(ch["tensors"].size(), g.outputs.size() + 1);  // the raw outputs and output0
+  for (const auto& e : ch["tensors"]) {
+    ASSERT_TRUE(e.contains("channels")) << e["name"];
+    EXPECT_EQ(e["channels"].size(), e["shape"][1]) << e["name"];
+    if (e["name"] == kpt)
+      EXPECT_EQ(e["diverging_channels"], nlohmann::json::array({5, 9}));
+    else if (e["name"] == "output0")  // keypoints 1-3 (x, y, v of 1 and 2) sit in rows 5 + 5..9
+      EXPECT_FALSE(e["diverging_channels"].is_null());
+    else
+      EXPECT_TRUE(e["diverging_channels"].is_null()) << e["name"] << " " << e["diverging_channels"];
+  }
+
   // A dump of the wrong shape: one line naming the file.
   save_npy(
       Tensor(DType::kFloat32, {1, 2}), dir + "/dumps/0/" + [&] {

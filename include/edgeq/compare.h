@@ -33,12 +33,24 @@ struct CompareOptions {
 
 struct CompareReport {
   size_t images = 0;
+  struct Moments {
+    double mean = 0, var = 0, min = 0, max = 0;
+  };
   struct Output {
     std::string name;
     double rel_l2 = 0, cosine = 1, max_abs = 0;
+    // The board check (options.test_outputs): per channel (axis 1), over all images, the
+    // reference's and the test's moments, and the first block of consecutive channels that
+    // diverges (mean moved by more than a quarter of the reference's standard deviation, or the
+    // standard deviation outside half to twice the reference's); -1 when none does. Empty / -1
+    // when the test model ran here.
+    std::vector<Moments> ref_channels, test_channels;
+    int diverging_first = -1, diverging_last = -1;
   };
-  std::vector<Output> outputs;  // every graph output
-  bool detections = false;      // the models have a YOLO head output (the fields below apply)
+  // Every graph output; where one model is a raw head (cut_model, arm head), the outputs both
+  // runs give (output0 from the host decode).
+  std::vector<Output> outputs;
+  bool detections = false;  // the models have a YOLO head output (the fields below apply)
   bool pose = false;
   int64_t ref_detections = 0, test_detections = 0, matched = 0, extra = 0, missing = 0;
   // matched / reference detections; none (Python None, JSON null) when neither model detected

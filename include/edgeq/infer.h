@@ -46,6 +46,11 @@ void write_npy(const RawTensor& tensor, const std::string& path);
 // one image input.
 RawTensor letterboxed_input(const Model& model, const std::string& path);
 
+// What the model's file takes for `x` (an input of `model`, by name), as a board is fed it: the
+// codes of an input that carries codes (a float32 x quantized with that input's encoding), else x
+// as given. Throws for a name that is not an input.
+RawTensor model_input(const Model& model, const RawTensor& x);
+
 // The file an output named `output` is written to in `folder`: folder/<name>.npy, with '/', '\'
 // and ':' in the name replaced by '_'.
 std::string output_npy_path(const std::string& folder, const std::string& output);

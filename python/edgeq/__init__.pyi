@@ -66,6 +66,12 @@ class CompareOutput:
     rel_l2: float
     cosine: float
     max_abs: float
+    @property
+    def ref_channels(self) -> List[Dict[str, float]]: ...
+    @property
+    def test_channels(self) -> List[Dict[str, float]]: ...
+    @property
+    def diverging_channels(self) -> Optional[Tuple[int, int]]: ...
 
 class CompareReport:
     images: int

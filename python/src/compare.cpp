@@ -20,6 +20,17 @@ CompareReport compare_py(const Model& reference, const Model& test, const py::ob
   });
 }
 
+// Per-channel moments as dicts (mean, var, min, max): the board check's.
+py::list moments_list(const std::vector<CompareReport::Moments>& v) {
+  py::list out;
+  for (const auto& m : v) {
+    py::dict d;
+    d["mean"] = m.mean, d["var"] = m.var, d["min"] = m.min, d["max"] = m.max;
+    out.append(d);
+  }
+  return out;
+}
+
 }  // namespace
 
 void bind_compare(py::module_& m) {
@@ -29,6 +40,15 @@ void bind_compare(py::module_& m) {
       .def_readonly("rel_l2", &R::Output::rel_l2)
       .def_readonly("cosine", &R::Output::cosine)
       .def_readonly("max_abs", &R::Output::max_abs)
+      .def_property_readonly("ref_channels",
+                             [](const R::Output& o) { return moments_list(o.ref_channels); })
+      .def_property_readonly("test_channels",
+                             [](const R::Output& o) { return moments_list(o.test_channels); })
+      .def_property_readonly("diverging_channels",
+                             [](const R::Output& o) -> py::object {
+                               if (o.diverging_first < 0) return py::none();
+                               return py::make_tuple(o.diverging_first, o.diverging_last);
+                             })
       .def("__repr__", [](const R::Output& o) {
         return "<edgeq.CompareOutput " + o.name + " rel_l2=" + std::to_string(o.rel_l2) + ">";
       });

@@ -44,8 +44,15 @@ CompareReport compare(const Model& reference, const Model& test, const std::stri
 
   CompareReport out;
   out.images = static_cast<size_t>(rep.images);
+  auto moments = [](const std::vector<ChannelMoments>& v) {
+    std::vector<CompareReport::Moments> m;
+    for (const auto& c : v) m.push_back({c.mean, c.var, c.min, c.max});
+    return m;
+  };
   for (const auto& e : rep.outputs)
-    out.outputs.push_back({e.name, e.error.rel_l2, e.error.cosine, e.error.max_abs});
+    out.outputs.push_back({e.name, e.error.rel_l2, e.error.cosine, e.error.max_abs,
+                           moments(e.ref_channels), moments(e.test_channels), e.diverging.first,
+                           e.diverging.last});
   out.detections = rep.has_detections;
   out.pose = rep.pose;
   const DetectionDiff& d = rep.detections;

@@ -89,6 +89,15 @@ RawTensor letterboxed_input(const Model& model, const std::string& path) {
                 yolo_image_input(g).name);
 }
 
+RawTensor model_input(const Model& model, const RawTensor& x) {
+  const Graph& g = impl_of(model).graph;
+  EDGEQ_CHECK(g.find_input(x.name), "'", x.name, "' is not an input of ", model.name());
+  for (const CodedValue& c : coded_io(g))
+    if (c.input && c.name == x.name && x.dtype == "float32")
+      return raw_of(quantize_tensor(tensor_of(x), TensorEncoding::per_tensor(c.encoding)), x.name);
+  return x;
+}
+
 std::string output_npy_path(const std::string& folder, const std::string& output) {
   std::string name = output;
   for (char& c : name)
@@ -107,13 +116,7 @@ std::vector<RawTensor> infer(const Model& model, const std::vector<RawTensor>& i
   EDGEQ_CHECK(!o.dequantize || coded_out, "dequantize: ", model.name(),
               " has no output that carries codes: its outputs are returned as they are");
   std::map<std::string, Tensor> in;
-  for (const RawTensor& r : inputs) {
-    Tensor x = tensor_of(r);
-    for (const CodedValue& c : coded)
-      if (c.input && c.name == r.name && x.dtype() == DType::kFloat32)
-        x = quantize_tensor(x, TensorEncoding::per_tensor(c.encoding));
-    in[r.name] = std::move(x);
-  }
+  for (const RawTensor& r : inputs) in[r.name] = tensor_of(model_input(model, r));
   Executor ex(g, options);
   if (o.on_notice)
     for (const std::string& line : ex.notices()) o.on_notice(line);

@@ -165,8 +165,10 @@ CompareResult run_compare(Graph ref_g, Graph test_g, const CompareRunOptions& op
   rep.labels_unmatched = labels.unmatched;
   if (hooks.note && !labels.unmatched.empty()) hooks.note("warning: " + labels.unmatched);
 
-  for (const auto& o : outputs) rep.outputs.push_back({o.name, o.shape, {}});
+  for (const auto& o : outputs) rep.outputs.push_back({o.name, o.shape, {}, {}, {}, {}});
   std::vector<TensorErrorAccumulator> tensor_acc(rep.outputs.size());
+  const bool board = !opt.test_outputs.empty();  // per-channel moments for the board check
+  std::vector<ChannelStatsAccumulator> ref_ch(rep.outputs.size()), test_ch(rep.outputs.size());
   DetectionDiffAccumulator det_acc(opt.match_iou);
   std::optional<TaskMetricsAccumulator> ref_task, test_task;
   if (labels.enabled) {
@@ -194,7 +196,8 @@ CompareResult run_compare(Graph ref_g, Graph test_g, const CompareRunOptions& op
   std::vector<OutputError> dumped;
   if (test_head)
     for (const auto& o : test_head->outputs)
-      dumped.push_back({o.name, {1, test_head->channels_of(o.part), o.height, o.width}, {}});
+      dumped.push_back(
+          {o.name, {1, test_head->channels_of(o.part), o.height, o.width}, {}, {}, {}, {}});
   else
     dumped = rep.outputs;
   PostprocessOptions map_post = opt.post;
@@ -216,6 +219,10 @@ CompareResult run_compare(Graph ref_g, Graph test_g, const CompareRunOptions& op
     for (size_t k = 0; k < rep.outputs.size(); ++k) {
       const std::string& name = rep.outputs[k].name;
       tensor_acc[k].add(r.at(name), t.at(name), "output '" + name + "'");
+      if (board && r.at(name).rank() >= 2) {
+        ref_ch[k].add(r.at(name));
+        test_ch[k].add(t.at(name));
+      }
     }
     int64_t nr = 0, nt = 0, nm = 0;
     if (rep.has_detections) {
@@ -239,7 +246,13 @@ CompareResult run_compare(Graph ref_g, Graph test_g, const CompareRunOptions& op
                   path + ": ref " + std::to_string(nr) + ", test " + std::to_string(nt) +
                       ", matched " + std::to_string(nm));
   }
-  for (size_t k = 0; k < rep.outputs.size(); ++k) rep.outputs[k].error = tensor_acc[k].result();
+  for (size_t k = 0; k < rep.outputs.size(); ++k) {
+    OutputError& o = rep.outputs[k];
+    o.error = tensor_acc[k].result();
+    o.ref_channels = ref_ch[k].result();
+    o.test_channels = test_ch[k].result();
+    o.diverging = first_diverging_block(o.ref_channels, o.test_channels);
+  }
   rep.detections = det_acc.result();
   if (rep.has_detections && hooks.note && !rep.detections.match_rate)
     hooks.note("notice: " + match_rate_notice(rep.detections));

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "eval/channel_stats.h"
 #include "eval/detection_diff.h"
 #include "eval/task_metrics.h"
 #include "eval/tensor_error.h"
@@ -49,6 +50,11 @@ struct OutputError {
   std::string name;
   Shape shape;
   TensorError error;
+  // The board check (test outputs read from files): per channel (axis 1) over all images, the
+  // reference's and the test's moments and the first block of channels that diverges. Empty when
+  // the test model ran here, or for an output of rank < 2.
+  std::vector<ChannelMoments> ref_channels, test_channels;
+  ChannelBlock diverging;
 };
 
 struct CompareResult {

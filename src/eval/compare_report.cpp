@@ -58,6 +58,27 @@ void print_compare_report(const CompareResult& rep, std::ostream& os) {
                   o.error.cosine, o.error.max_abs);
     os << line;
   }
+  bool board = false;
+  for (const auto& o : rep.outputs) board = board || !o.ref_channels.empty();
+  if (board) {
+    os << "\nper channel (test outputs from files against the reference; over all images)\n";
+    for (const auto& o : rep.outputs) {
+      if (o.ref_channels.empty()) continue;
+      os << "  " << printable(o.name) << ": " << o.ref_channels.size() << " channels, ";
+      if (o.diverging.first < 0) {
+        os << "none diverges\n";
+        continue;
+      }
+      const ChannelMoments& r = o.ref_channels[o.diverging.first];
+      const ChannelMoments& t = o.test_channels[o.diverging.first];
+      os << "first diverging block: channels " << o.diverging.first << "-" << o.diverging.last
+         << "; channel " << o.diverging.first << " reference mean " << format_number("%.4g", r.mean)
+         << " var " << format_number("%.4g", r.var) << " [" << format_number("%.4g", r.min) << ", "
+         << format_number("%.4g", r.max) << "], test mean " << format_number("%.4g", t.mean)
+         << " var " << format_number("%.4g", t.var) << " [" << format_number("%.4g", t.min) << ", "
+         << format_number("%.4g", t.max) << "]\n";
+    }
+  }
   if (!rep.has_detections) {
     os << "\ndetections: none compared (the models have no YOLO head output)\n";
     return;
@@ -115,12 +136,27 @@ nlohmann::json compare_report_json(const CompareResult& rep) {
   j["test"] = rep.options.test_model;
   j["images"] = rep.images;
   nlohmann::json outs = nlohmann::json::array();
-  for (const auto& o : rep.outputs)
-    outs.push_back({{"name", o.name},
-                    {"shape", o.shape},
-                    {"rel_l2", num(o.error.rel_l2)},
-                    {"cosine", num(o.error.cosine)},
-                    {"max_abs", num(o.error.max_abs)}});
+  auto moments = [](const ChannelMoments& m) {
+    return nlohmann::json{
+        {"mean", num(m.mean)}, {"var", num(m.var)}, {"min", num(m.min)}, {"max", num(m.max)}};
+  };
+  for (const auto& o : rep.outputs) {
+    nlohmann::json e = {{"name", o.name},
+                        {"shape", o.shape},
+                        {"rel_l2", num(o.error.rel_l2)},
+                        {"cosine", num(o.error.cosine)},
+                        {"max_abs", num(o.error.max_abs)}};
+    if (!o.ref_channels.empty()) {  // the board check
+      nlohmann::json ch = nlohmann::json::array();
+      for (size_t c = 0; c < o.ref_channels.size(); ++c)
+        ch.push_back({{"ref", moments(o.ref_channels[c])}, {"test", moments(o.test_channels[c])}});
+      e["channels"] = ch;
+      e["diverging_channels"] = o.diverging.first < 0
+                                    ? nlohmann::json()
+                                    : nlohmann::json::array({o.diverging.first, o.diverging.last});
+    }
+    outs.push_back(e);
+  }
   j["tensors"] = outs;
   if (rep.has_detections) {
     const DetectionDiff& d = rep.detections;
