@@ -253,6 +253,30 @@ TEST(RawHeadReal, QuantizedHasNoFloatTailAndRunsInOrt) {
   }
 }
 
+// A quantized input (quantize_io in): the tensor a board is fed is the letterboxed image's uint8
+// codes, pixel p as code p (scale 1/255); a float input is fed as it is.
+TEST(RawHeadReal, BoardInputIsTheCodesOfACodedInput) {
+  EDGEQ_REQUIRE_REAL_DATA();
+  const Model raw = cut_model(Model::load(test::real_model_path()), CutOptions{Arm::kHead, {}, false});
+  CalibrateOptions co;
+  co.n = 1;
+  const Calibration cal =
+      calibrate(raw, ImageSource::from_path(test::coco8_pose_dir() + "/images/train"), co);
+  QuantizeOptions o;
+  o.quantize_io = QuantizeIo::kIn;
+  const Model q = Model::from_bytes(quantize(raw, cal.stats, o).bytes(), "coded");
+  const auto photo = list_images(test::coco8_pose_dir() + "/images/val").at(0);
+  const RawTensor x = letterboxed_input(q, photo);
+  const RawTensor fed = model_input(q, x);
+  ASSERT_EQ(fed.dtype, "uint8");
+  ASSERT_EQ(fed.shape, x.shape);
+  const std::vector<float> f = x.floats();
+  size_t off = 0;
+  for (size_t i = 0; i < f.size(); ++i) off += fed.bytes[i] != static_cast<uint8_t>(std::lround(f[i] * 255));
+  EXPECT_EQ(off, 0u);
+  EXPECT_EQ(model_input(raw, x).bytes, x.bytes);  // float input: as given
+}
+
 TEST(RawHead, RefusesModelsWithoutAHeadAndQuantizedOnes) {
   Graph tiny;
   tiny.name = "tiny";
@@ -403,6 +427,17 @@ TEST(RawHeadCli, CutCompareBenchAndRefusals) {
                     " --images " + shell_quote(photos) + " --test-outputs " +
                     shell_quote(dir + "/dumps") + " --json " + shell_quote(dir + "/bad.json")),
       "is float32 [1,2]", dir + "/bad.json");
+
+  // infer --save-input: the input a board is fed (here float), beside the raw outputs.
+  auto inf = test::run_cli("infer --model " + shell_quote(raw) + " --image " +
+                           shell_quote(images.at(0)) + " --save-input --out " +
+                           shell_quote(dir + "/inf"));
+  ASSERT_EQ(inf.exit_code, 0) << inf.err;
+  const Tensor fed = load_npy(dir + "/inf/images.npy");
+  EXPECT_EQ(test::max_abs_diff(fed, preprocess_image(read_image(images.at(0)), 160, 160, nullptr)),
+            0.0);
+  EXPECT_FALSE(fs::exists(dir + "/inf/output0.npy"));  // raw outputs, as a board gives them
+  EXPECT_TRUE(fs::exists(output_npy_path(dir + "/inf", g.outputs[0].name)));
 
   auto bench = test::run_cli("bench --model " + shell_quote(raw) + " --runs 2 --warmup 1 --json " +
                              shell_quote(dir + "/bench.json"));

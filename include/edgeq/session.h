@@ -51,7 +51,7 @@ class Session {
   // Detections, highest score first. The model needs one image input and a YOLO head output.
   std::vector<Detection> predict(const ImageFrame& frame);
   std::vector<Detection> predict(const std::string& image_path);
-  // Float32 inputs by name -> every graph output.
+  // Float32 inputs by name -> every graph output (and a raw head's output0 from the host decode).
   std::vector<TensorData> run(const std::vector<TensorData>& inputs);
   // What the planner chose to tell (e.g. int8 convolutions run on split weights).
   std::vector<std::string> notices();

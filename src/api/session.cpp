@@ -12,6 +12,7 @@
 #include "runtime/executor.h"
 #include "vision/image_io.h"
 #include "vision/yolo_layout.h"
+#include "vision/yolo_model.h"
 
 namespace edgeq {
 struct Session::Impl {
@@ -69,7 +70,7 @@ std::vector<Session::Detection> Session::predict(const std::string& image_path) 
 
 int Session::keypoints() const {
   const DetectorSpec spec = detector_spec(impl_->graph);
-  for (const ValueInfo& o : impl_->graph.outputs)
+  for (const ValueInfo& o : run_outputs(impl_->graph))  // a raw head's output0 included
     if (o.name == spec.output)
       return resolve_yolo_layout(o.shape, spec.kpt_shape, spec.names).num_keypoints;
   return 0;
@@ -90,7 +91,7 @@ std::vector<TensorData> Session::run(const std::vector<TensorData>& inputs) {
   std::lock_guard<std::mutex> lock(impl_->m);
   std::map<std::string, Tensor> outs = impl_->executor.run(in);
   std::vector<TensorData> result;
-  for (const ValueInfo& o : impl_->graph.outputs) {
+  for (const ValueInfo& o : run_outputs(impl_->graph)) {
     const Tensor& t = outs.at(o.name);
     EDGEQ_CHECK(t.dtype() == DType::kFloat32, "output '", o.name, "' is ", dtype_name(t.dtype()),
                 "; Session::run returns float32 outputs only");
