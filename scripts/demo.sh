@@ -5,7 +5,8 @@
 # Sets up (Debian packages, onnxruntime-node) and builds the edgeq program only (the tests are
 # scripts/test.sh's), then: run (drawn skeletons on the 8 photos) -> augment (calibration
 # variants of the 4 train photos, judge variants of the 4 val photos, which calibration never
-# sees) -> calibrate -> quantize W8A16 and W8A8 -> compare each with FP32 on the judge split
+# sees) -> calibrate -> quantize W8A16, W8A8 and W8A8 for Snapdragon HTP (placement qnn) ->
+# compare each with FP32 on the judge split
 # (detections, keypoints, mAP against the labels) -> doctor for Snapdragon HTP and for this CPU ->
 # bench FP32 / W8A16 / W8A8 int8 -> study page (the real n, arms A, B, C, with the synthetic zoo s
 # beside it). --full adds the W8A8 `--auto 10` mixed-precision search (searched on variants of
@@ -53,15 +54,20 @@ step "edgeq calibrate (on the calibration split only)"
 $EQ calibrate --model "$MODEL" --images "$OUT/calib/images" --n "$CALIB_N" --out "$OUT/stats.cbor" \
   2>/dev/null
 
-step "edgeq quantize: W8A16 and W8A8 (decode tail kept at 16 bit), mse ranges"
-$EQ quantize --model "$MODEL" --stats "$OUT/stats.cbor" --scheme w8a16 --range mse \
+# The recipes docs/quantization.md recommends per target: W8A8 with its defaults (minmax ranges,
+# decode tail at 16 bit) for CPUs and ONNX Runtime; for Snapdragon HTP the same with placement
+# qnn (every op quantized: the target's doctor finds no error); W8A16 as the accuracy reference.
+step "edgeq quantize: W8A16, W8A8 (decode tail kept at 16 bit) and W8A8 for Snapdragon HTP"
+$EQ quantize --model "$MODEL" --stats "$OUT/stats.cbor" --scheme w8a16 \
   --out "$OUT/w8a16.onnx" --encodings "$OUT/w8a16.encodings.json" 2>&1 | tail -n 2
-$EQ quantize --model "$MODEL" --stats "$OUT/stats.cbor" --scheme w8a8 --range mse \
+$EQ quantize --model "$MODEL" --stats "$OUT/stats.cbor" --scheme w8a8 \
   --out "$OUT/w8a8.onnx" --encodings "$OUT/w8a8.encodings.json" 2>&1 | tail -n 2
-SCHEMES=(w8a16 w8a8)
+$EQ quantize --model "$MODEL" --stats "$OUT/stats.cbor" --scheme w8a8 --placement qnn \
+  --out "$OUT/w8a8-qnn.onnx" --encodings "$OUT/w8a8-qnn.encodings.json" 2>&1 | tail -n 2
+SCHEMES=(w8a16 w8a8 w8a8-qnn)
 if [ "$FULL" = 1 ]; then
   step "edgeq quantize --auto 10: which values W8A8 keeps at 16 bit (searched on train variants)"
-  $EQ quantize --model "$MODEL" --stats "$OUT/stats.cbor" --scheme w8a8 --range mse --auto 10 \
+  $EQ quantize --model "$MODEL" --stats "$OUT/stats.cbor" --scheme w8a8 --auto 10 \
     --images "$OUT/search/images" --auto-n 16 --out "$OUT/w8a8-auto10.onnx" 2>&1 | tail -n 3
   SCHEMES+=(w8a8-auto10)
 fi
@@ -73,9 +79,11 @@ for s in "${SCHEMES[@]}"; do
   sed -n '/^detections/,$p' "$OUT/compare.$s.txt"
 done
 
-step "edgeq doctor: W8A8 on Snapdragon HTP (qnn-htp) and on this CPU ($CPU_TARGET)"
+step "edgeq doctor: W8A8 for Snapdragon HTP (placement qnn) on qnn-htp, W8A8 on this CPU ($CPU_TARGET)"
 for t in qnn-htp "$CPU_TARGET"; do
-  $EQ doctor --model "$OUT/w8a8.onnx" --stats "$OUT/stats.cbor" --target "$t" \
+  q="$OUT/w8a8.onnx"
+  [ "$t" = qnn-htp ] && q="$OUT/w8a8-qnn.onnx"
+  $EQ doctor --model "$q" --stats "$OUT/stats.cbor" --target "$t" \
     --json "$OUT/doctor.$t.json" >"$OUT/doctor.$t.txt"
   sed -n '1,6p' "$OUT/doctor.$t.txt"
   echo "  ... (grouped by kind: $OUT/doctor.$t.txt; every finding: $OUT/doctor.$t.json)"
