@@ -167,26 +167,28 @@ fresh "$b"
 export EDGEQ_DATA=$b EDGEQ_WORKERS=2 EDGEQ_LEASE=5
 job=$(sbatch --parsable --array=0-1 --cpus-per-task=1 --output="$b/logs/%x-%A_%a.out" \
   "$root/deploy/slurm/study.sbatch")
+# Each worker is hit while it holds a claim (both claim a step at once when they start).
 deadline=$((SECONDS + 60))
-until holds_claim "$b" 1; do
-  [ $SECONDS -lt $deadline ] || fail "worker 1 never held a claim"
+cancelled=no requeued=no
+while [ $cancelled = no ] || [ $requeued = no ]; do
+  [ $SECONDS -lt $deadline ] || fail "no claim held: scancel done: $cancelled, requeue done: $requeued"
+  if [ $cancelled = no ] && holds_claim "$b" 1; then
+    scancel "${job}_1"
+    cancelled=yes
+  fi
+  if [ $requeued = no ] && holds_claim "$b" 0; then
+    scontrol requeue "${job}_0" || fail "scontrol requeue ${job}_0 failed"
+    requeued=yes
+  fi
   sleep 0.02
 done
-scancel "${job}_1"
 wait_jobs "${job}_1" 30
 [ "$(state_of "${job}_1")" = CANCELLED ] || fail "task 1: $(state_of "${job}_1"), expected CANCELLED"
+left=$(grep -lx '1/2' "$b"/study/cache/claims/*.claim 2> /dev/null | wc -l || true)
+echo "   task 1 cancelled; claims it left: $left (released on SIGTERM, or taken over below)"
+# Resubmitted as the same index of the same N (the one-task array's own count would be 1).
 again=$(sbatch --parsable --array=1 --cpus-per-task=1 --output="$b/logs/%x-%A_%a.out" \
   "$root/deploy/slurm/study.sbatch")
-requeued=no
-if [ "$(state_of "${job}_0")" = RUNNING ]; then
-  deadline=$((SECONDS + 30))
-  until holds_claim "$b" 0 || [ "$(state_of "${job}_0")" != RUNNING ]; do
-    [ $SECONDS -lt $deadline ] || break
-    sleep 0.02
-  done
-  if scontrol requeue "${job}_0" 2> "$work/requeue.err"; then requeued=yes; fi
-fi
-[ $requeued = yes ] || fail "worker 0 ended before it could be requeued: $(cat "$work/requeue.err" 2> /dev/null)"
 wait_jobs "$job,$again" 180
 [ "$(state_of "${job}_0")" = COMPLETED ] || fail "task 0: $(state_of "${job}_0") after its requeue"
 [ "$(field "${job}_0" Restarts)" -ge 1 ] || fail "task 0 never restarted"
