@@ -213,8 +213,9 @@ while [ -z "$stopped" ]; do
   [ $SECONDS -lt $deadline ] || fail "worker 1 never held a claim"
   pid=$(worker_pid "$c" 1)
   if [ -n "$pid" ]; then
-    kill -STOP "$pid"
-    if holds_claim "$c" 1; then stopped=$pid; else kill -CONT "$pid"; fi
+    if kill -STOP "$pid" 2> /dev/null; then
+      if holds_claim "$c" 1; then stopped=$pid; else kill -CONT "$pid" 2> /dev/null || true; fi
+    fi
   fi
   [ -n "$stopped" ] || sleep 0.02
 done
