@@ -17,6 +17,7 @@
 #      the image; with build/edgeq here, the same shard on the host, compared byte for byte.
 # Needs root (debootstrap); installs podman and debootstrap when missing. Leaves the two images
 # (podman rmi localhost/edgeq:latest docker.io/library/debian:bookworm removes them).
+#   scripts/build_image.sh [--run-only]   (--run-only: step 4 alone, on the image built before)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" -eq 0 ] || { echo "build_image: error: needs root (debootstrap)" >&2; exit 1; }
@@ -41,16 +42,19 @@ fi
 work=$(mktemp -d /var/tmp/edgeq-image.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 t0=$SECONDS
-echo "== debootstrap bookworm (minbase) from the apt mirror"
-debootstrap --variant=minbase bookworm "$work/rootfs" "$mirror" > "$work/debootstrap.log" 2>&1 ||
-  { tail -n 20 "$work/debootstrap.log" >&2; exit 1; }
-echo "== podman import -> docker.io/library/debian:bookworm ($((SECONDS - t0)) s)"
-tar -C "$work/rootfs" -c . | podman import - docker.io/library/debian:bookworm > /dev/null
-rm -rf "$work/rootfs"
-echo "== podman build -f deploy/Dockerfile -t localhost/edgeq:latest ."
-podman build --pull=never --network=host --isolation=chroot -f deploy/Dockerfile \
-  -t localhost/edgeq:latest .
-echo "== built in $((SECONDS - t0)) s; running the image"
+if [ "${1:-}" != --run-only ]; then
+  echo "== debootstrap bookworm (minbase) from the apt mirror"
+  debootstrap --variant=minbase bookworm "$work/rootfs" "$mirror" > "$work/debootstrap.log" 2>&1 ||
+    { tail -n 20 "$work/debootstrap.log" >&2; exit 1; }
+  echo "== podman import -> docker.io/library/debian:bookworm ($((SECONDS - t0)) s)"
+  tar -C "$work/rootfs" -c . | podman import - docker.io/library/debian:bookworm > /dev/null
+  rm -rf "$work/rootfs"
+  echo "== podman build -f deploy/Dockerfile -t localhost/edgeq:latest ."
+  podman build --pull=never --network=host --isolation=chroot -f deploy/Dockerfile \
+    -t localhost/edgeq:latest .
+  echo "== built in $((SECONDS - t0)) s"
+fi
+echo "== running the image"
 data=$work/data
 mkdir -p "$data/calib"
 cp data/coco8-pose/images/train/*.jpg "$data/calib/"
@@ -60,7 +64,7 @@ else
   echo "== podman run failed ($(tail -n 1 "$work/run.err")); running it with buildah run --isolation chroot"
   ctr=$(buildah from --pull-never localhost/edgeq:latest)
   trap 'buildah rm "$ctr" > /dev/null; rm -rf "$work"' EXIT
-  run=(buildah run --isolation chroot --network none --workingdir /data -v "$data:/data" "$ctr" -- edgeq)
+  run=(buildah run --isolation chroot --workingdir /data -v "$data:/data" "$ctr" -- edgeq)
   "${run[@]}" --version
 fi
 "${run[@]}" zoo yolo11n-pose -o /data/yolo11n-pose.onnx --imgsz 64
