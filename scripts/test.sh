@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Sets up (scripts/setup.sh) and runs the whole test suite with CTest, and its CPU-level tests
-# again at capped instruction sets; then (CI) the sanitizer subset (scripts/test_sanitize.sh) and
-# each fuzz harness for a short fixed time (scripts/fuzz.sh).
+# Sets up (scripts/setup.sh) and runs the whole test suite with CTest, the Python tests, the
+# scheduler test (tests/slurm/run.sh), and the CPU-level tests again at capped instruction sets;
+# then (CI) the sanitizer subset (scripts/test_sanitize.sh) and each fuzz harness for a short
+# fixed time (scripts/fuzz.sh).
 # EDGEQ_CI_QUICK=1 skips the last two.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +11,10 @@ EDGEQ_WERROR=ON ./scripts/setup.sh
 (cd build && ctest --output-on-failure -j2 --timeout 900)
 # The Python package's tests (tests/python, pytest from Debian) on the build tree.
 (cd tests/python && /usr/bin/python3 -m pytest -q -p no:cacheprovider)
+# The scheduler test (tests/slurm/run.sh, about 2.5 minutes): deploy/slurm submitted to a real
+# one-node Slurm cluster (scripts/slurm_local.sh: Debian's slurmctld, slurmd and munge, run as
+# root; without root it fails with the reason), brought down whatever happens.
+./tests/slurm/run.sh
 # The tests whose arithmetic depends on the CPU level again, with oneDNN and edgeq's loops capped to
 # lower levels (docs/lessons.md, lesson 10): thread determinism and the int8 convolution at SSE4.1,
 # and at AVX2 too where this CPU has AVX-512 (on an AVX2 CPU the run above is that level).
