@@ -15,6 +15,11 @@
 # The cluster is brought down (no daemon, no file left) whatever happens. Prints the time taken.
 #   tests/slurm/run.sh [EDGEQ]   (EDGEQ: the program, build/edgeq by default)
 set -euo pipefail
+# The daemons run as root: a user with password-less sudo (as scripts/setup.sh installs with)
+# runs the whole test under it; anyone else gets slurm_local.sh's reason below.
+if [ "$(id -u)" -ne 0 ] && command -v sudo > /dev/null && sudo -n true 2> /dev/null; then
+  exec sudo -n -E "$0" "$@"
+fi
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$(realpath "${1:-$root/build/edgeq}")
 [ -x "$bin" ] || { echo "tests/slurm: error: no program at $bin (build edgeq first)" >&2; exit 1; }
