@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -132,6 +133,14 @@ TEST(RawHead, HostDecodeGivesTheFullModelsOutput) {
       EXPECT_EQ(got.size(), raw_ex.graph().outputs.size() + 1);  // the raw outputs and output0
       EXPECT_LE(test::max_abs_diff(got.at("output0"), want), 2e-3);
     }
+    // The same bytes for any thread count (the decode shares the executor's threads).
+    ExecutorOptions one, two;
+    one.threads = 1, two.threads = 2;
+    Executor ex1(raw_head_of(full), one), ex2(raw_head_of(full), two);
+    const Tensor x = random_input(160, 4);
+    const Tensor y1 = ex1.run({{"images", x}}).at("output0");
+    const Tensor y2 = ex2.run({{"images", x}}).at("output0");
+    EXPECT_EQ(std::memcmp(y1.raw(), y2.raw(), y1.nbytes()), 0);
     // No host decode when asked for none (the raw outputs alone).
     ExecutorOptions off;
     off.host_decode = false;
