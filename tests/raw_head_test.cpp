@@ -262,11 +262,47 @@ TEST(RawHeadReal, QuantizedHasNoFloatTailAndRunsInOrt) {
   }
 }
 
+// A detect model's raw head (the zoo's yolo11n, synthetic weights): quantized W8A8, no float op
+// for the NPU doctors, and ONNX Runtime runs it with the outputs the layout names.
+TEST(RawHead, QuantizedDetectHeadRunsInOrt) {
+  EDGEQ_REQUIRE_REAL_DATA();  // the photos calibrate it
+  const std::string dir = test::temp_dir("raw_head_detect");
+  const Model raw = Model::from_bytes(serialize_onnx(raw_head_of(build_yolo11("yolo11n", 160))),
+                                      "zoo detect raw head");
+  CalibrateOptions co;
+  co.n = 1;
+  const Calibration cal =
+      calibrate(raw, ImageSource::from_path(test::coco8_pose_dir() + "/images/train"), co);
+  const QuantizedModel q = quantize(raw, cal.stats, QuantizeOptions{});
+  for (const char* target : {"qnn-htp", "rknn"}) {
+    DoctorOptions d;
+    d.target = target;
+    for (const auto& f : doctor(Model::from_bytes(q.bytes(), "q"), d).findings)
+      EXPECT_TRUE(f.kind != "float-tail" && f.kind != "float-op") << target << ": " << f.message;
+  }
+  q.save(dir + "/q.onnx");
+  const Graph g = load_onnx(dir + "/q.onnx");
+  ASSERT_EQ(g.outputs.size(), 6u);
+  const Tensor x = random_input(160, 5);
+  const auto ours = Executor(g).run({{"images", x}});
+  EXPECT_EQ(ours.at("output0").shape(), (Shape{1, 84, 525}));
+  EDGEQ_REQUIRE_ORT();
+  const auto ort = test::run_ort(dir + "/q.onnx", {{"images", x}});
+  for (const auto& o : g.outputs) {
+    std::string key = o.name;
+    for (char& c : key)
+      if (c == '/' || c == '\\' || c == ':') c = '_';
+    ASSERT_TRUE(ort.count(key)) << o.name;
+    EXPECT_EQ(ort.at(key).shape(), ours.at(o.name).shape()) << o.name;
+  }
+}
+
 // A quantized input (quantize_io in): the tensor a board is fed is the letterboxed image's uint8
 // codes, pixel p as code p (scale 1/255); a float input is fed as it is.
 TEST(RawHeadReal, BoardInputIsTheCodesOfACodedInput) {
   EDGEQ_REQUIRE_REAL_DATA();
-  const Model raw = cut_model(Model::load(test::real_model_path()), CutOptions{Arm::kHead, {}, false});
+  const Model raw =
+      cut_model(Model::load(test::real_model_path()), CutOptions{Arm::kHead, {}, false});
   CalibrateOptions co;
   co.n = 1;
   const Calibration cal =
@@ -281,7 +317,8 @@ TEST(RawHeadReal, BoardInputIsTheCodesOfACodedInput) {
   ASSERT_EQ(fed.shape, x.shape);
   const std::vector<float> f = x.floats();
   size_t off = 0;
-  for (size_t i = 0; i < f.size(); ++i) off += fed.bytes[i] != static_cast<uint8_t>(std::lround(f[i] * 255));
+  for (size_t i = 0; i < f.size(); ++i)
+    off += fed.bytes[i] != static_cast<uint8_t>(std::lround(f[i] * 255));
   EXPECT_EQ(off, 0u);
   EXPECT_EQ(model_input(raw, x).bytes, x.bytes);  // float input: as given
 }
@@ -438,9 +475,9 @@ TEST(RawHeadCli, CutCompareBenchAndRefusals) {
       "is float32 [1,2]", dir + "/bad.json");
 
   // infer --save-input: the input a board is fed (here float), beside the raw outputs.
-  auto inf = test::run_cli("infer --model " + shell_quote(raw) + " --image " +
-                           shell_quote(images.at(0)) + " --save-input --out " +
-                           shell_quote(dir + "/inf"));
+  auto inf =
+      test::run_cli("infer --model " + shell_quote(raw) + " --image " + shell_quote(images.at(0)) +
+                    " --save-input --out " + shell_quote(dir + "/inf"));
   ASSERT_EQ(inf.exit_code, 0) << inf.err;
   const Tensor fed = load_npy(dir + "/inf/images.npy");
   EXPECT_EQ(test::max_abs_diff(fed, preprocess_image(read_image(images.at(0)), 160, 160, nullptr)),
