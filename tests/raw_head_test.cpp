@@ -372,6 +372,13 @@ TEST(RawHead, DamagedMetadataIsRefusedInOneLine) {
   const std::string classes = with_meta(
       [](std::string& v) { v.replace(v.find("\"num_classes\":80"), 16, "\"num_classes\":8"); });
   EXPECT_NE(classes.find("its class part needs [1,8,20,20]"), std::string::npos) << classes;
+  // Numbers that are not small integers are refused, never cast.
+  const std::string huge = with_meta(
+      [](std::string& v) { v.replace(v.find("\"reg_max\":16"), 12, "\"reg_max\":1e30"); });
+  EXPECT_NE(huge.find("reg_max is not an integer: 1e+30"), std::string::npos) << huge;
+  const std::string big = with_meta(
+      [](std::string& v) { v.replace(v.find("\"reg_max\":16"), 12, "\"reg_max\":99999999999"); });
+  EXPECT_NE(big.find("reg_max 99999999999 is outside [1, 64]"), std::string::npos) << big;
   // Outputs of the wrong shape handed to the decode.
   const RawHeadLayout layout = *raw_head_layout(good);
   std::map<std::string, Tensor> outs;

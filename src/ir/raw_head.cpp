@@ -1,6 +1,7 @@
 #include "ir/raw_head.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -96,6 +97,16 @@ std::vector<int64_t> kpt_shape_of(const Graph& g, int64_t channels) {
   }
   return channels % 3 == 0 ? std::vector<int64_t>{channels / 3, 3}
                            : std::vector<int64_t>{channels / 2, 2};
+}
+
+// An integer field of the metadata in [lo, hi] (a float or a huge number is refused, never cast).
+int64_t int_field(const json& j, const char* key, int64_t lo, int64_t hi) {
+  const json& v = j.at(key);
+  EDGEQ_CHECK(v.is_number_integer(), key, " is not an integer: ", v.dump());
+  const int64_t x =
+      v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX) ? hi + 1 : v.get<int64_t>();
+  EDGEQ_CHECK(x >= lo && x <= hi, key, " ", v.dump(), " is outside [", lo, ", ", hi, "]");
+  return x;
 }
 
 HeadPart parse_part(const std::string& s) {
@@ -249,27 +260,29 @@ std::optional<RawHeadLayout> raw_head_layout(const Graph& g) {
   RawHeadLayout l;
   try {
     const json j = json::parse(*meta);
-    EDGEQ_CHECK(j.at("version").get<int>() == 1, "version ", j.at("version").dump(),
+    EDGEQ_CHECK(int_field(j, "version", 0, 1000) == 1, "version ", j.at("version").dump(),
                 " (this edgeq reads version 1)");
     l.decoded = j.at("decoded").get<std::string>();
-    l.reg_max = j.at("reg_max").get<int>();
-    l.num_classes = j.at("num_classes").get<int>();
-    const auto kpt = j.at("kpt_shape").get<std::vector<int>>();
-    EDGEQ_CHECK(kpt.size() == 2, "kpt_shape needs 2 numbers");
-    l.num_keypoints = kpt[0];
-    l.keypoint_dims = kpt[1];
-    const auto in = j.at("input").get<std::vector<int64_t>>();
-    EDGEQ_CHECK(in.size() == 2 && in[0] > 0 && in[1] > 0, "input needs a height and a width");
-    l.input_h = in[0];
-    l.input_w = in[1];
+    l.reg_max = static_cast<int>(int_field(j, "reg_max", 1, 64));
+    l.num_classes = static_cast<int>(int_field(j, "num_classes", 1, 100000));
+    const json& kpt = j.at("kpt_shape");
+    EDGEQ_CHECK(kpt.is_array() && kpt.size() == 2, "kpt_shape needs 2 numbers");
+    l.num_keypoints =
+        static_cast<int>(int_field({{"kpt_shape[0]", kpt[0]}}, "kpt_shape[0]", 0, 1000));
+    l.keypoint_dims = static_cast<int>(int_field({{"kpt_shape[1]", kpt[1]}}, "kpt_shape[1]", 0, 3));
+    const json& in = j.at("input");
+    EDGEQ_CHECK(in.is_array() && in.size() == 2, "input needs a height and a width");
+    l.input_h = int_field({{"input[0]", in[0]}}, "input[0]", 1, 1 << 16);
+    l.input_w = int_field({{"input[1]", in[1]}}, "input[1]", 1, 1 << 16);
     EDGEQ_CHECK(l.reg_max > 0 && l.reg_max <= 64 && l.num_classes > 0 && l.num_keypoints >= 0 &&
                     (l.num_keypoints == 0 ? l.keypoint_dims == 0
                                           : l.keypoint_dims == 2 || l.keypoint_dims == 3),
                 "reg_max, num_classes or kpt_shape out of range");
     for (const auto& o : j.at("outputs")) {
       RawHeadOutput out{o.at("name").get<std::string>(),
-                        parse_part(o.at("kind").get<std::string>()), o.at("stride").get<int>(),
-                        o.at("height").get<int64_t>(), o.at("width").get<int64_t>()};
+                        parse_part(o.at("kind").get<std::string>()),
+                        static_cast<int>(int_field(o, "stride", 1, 1 << 16)),
+                        int_field(o, "height", 1, 1 << 16), int_field(o, "width", 1, 1 << 16)};
       EDGEQ_CHECK(out.stride > 0 && out.height * out.stride == l.input_h &&
                       out.width * out.stride == l.input_w,
                   "output '", out.name, "': stride ", out.stride, " and map ", out.height, "x",
