@@ -11,6 +11,13 @@ cpu_line() {
     "flags: $(grep -o -w -E 'avx2|avx512f|avx512_vnni|avx_vnni' /proc/cpuinfo | sort -u | tr '\n' ' ')"
 }
 
+# require_split_data SCRIPT DATA: exits with a message unless DATA holds images/train and
+# images/val (labels/ beside them), the held-out splits' sources.
+require_split_data() {
+  [ -d "$2/images/train" ] && [ -d "$2/images/val" ] ||
+    { echo "$1: $2 needs images/train and images/val with labels/ beside" >&2; exit 1; }
+}
+
 # augment_split DIR IMAGES SEED N: N variants of the photos in IMAGES (edgeq augment, labels from
 # beside them) as DIR/images and DIR/labels, made again only when DIR does not hold N images.
 augment_split() {

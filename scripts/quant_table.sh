@@ -20,8 +20,7 @@ cd "$(dirname "$0")/.."
 MODEL="$(default_model "${1:-}")"
 DATA="${2:-data/coco8-pose}"
 OUT="${3:-out/quant_table}"
-[ -d "$DATA/images/train" ] && [ -d "$DATA/images/val" ] ||
-  { echo "quant_table: $DATA needs images/train and images/val with labels/ beside" >&2; exit 1; }
+require_split_data quant_table "$DATA"
 E=build/edgeq
 fold() {  # name calibration-and-search-photos judge-photos
   local dir="$OUT/$1"

@@ -19,8 +19,7 @@ cd "$(dirname "$0")/.."
 MODEL="$(default_model "${1:-}")"
 DATA="${2:-data/coco8-pose}"
 OUT="${3:-out/raw_head_table}"
-[ -d "$DATA/images/train" ] && [ -d "$DATA/images/val" ] ||
-  { echo "raw_head_table: $DATA needs images/train and images/val with labels/ beside" >&2; exit 1; }
+require_split_data raw_head_table "$DATA"
 E=build/edgeq
 mkdir -p "$OUT"
 # A run that stopped goes on where it stopped (delete OUT_DIR to start again).
