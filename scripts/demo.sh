@@ -102,9 +102,14 @@ step "edgeq study: the real n (arms A, B, C) beside the synthetic zoo s -> $OUT/
 [ -f "$OUT/zoo-yolo11s-pose.onnx" ] || $EQ zoo yolo11s-pose -o "$OUT/zoo-yolo11s-pose.onnx" >/dev/null
 STUDY_SCHEMES=w8a16,w8a8
 STUDY_N=4
-[ "$FULL" = 1 ] && { STUDY_SCHEMES=w8a16,w8a8,w8a8-auto10; STUDY_N=16; }
+STUDY_VAL=()  # the search's validation images: only a w8a8-autoP scheme reads them
+[ "$FULL" = 1 ] && {
+  STUDY_SCHEMES=w8a16,w8a8,w8a8-auto10
+  STUDY_N=16
+  STUDY_VAL=(--val "$OUT/calib/images")
+}
 $EQ study --models "$MODEL,$OUT/zoo-yolo11s-pose.onnx" --images "$OUT/calib/images" \
-  --calib-n "$STUDY_N" --test "$OUT/judge/images" --test-n "$STUDY_N" --val "$OUT/calib/images" \
+  --calib-n "$STUDY_N" --test "$OUT/judge/images" --test-n "$STUDY_N" "${STUDY_VAL[@]}" \
   --arms A,B,C --schemes "$STUDY_SCHEMES" --bench-runs 3 --out "$OUT/study" 2>&1 | tail -n 2
 
 step "done"
