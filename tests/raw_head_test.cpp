@@ -35,6 +35,13 @@ namespace {
 namespace fs = std::filesystem;
 using test::shell_quote;
 
+// ONNX Runtime's name for an output ('/', '\\' and ':' as '_'), as the oracle returns it.
+std::string ort_key(std::string name) {
+  for (char& c : name)
+    if (c == '/' || c == '\\' || c == ':') c = '_';
+  return name;
+}
+
 Graph raw_head_of(const Graph& full) {
   CutSpec spec;
   spec.arm = Arm::kHead;
@@ -241,11 +248,8 @@ TEST(RawHeadReal, QuantizedHasNoFloatTailAndRunsInOrt) {
     const auto ort = test::run_ort(path, {{"images", x}});
     std::map<std::string, Tensor> ort_raw;
     for (const auto& o : g.outputs) {
-      std::string key = o.name;
-      for (char& c : key)
-        if (c == '/' || c == '\\' || c == ':') c = '_';
-      ASSERT_TRUE(ort.count(key)) << o.name;
-      ort_raw[o.name] = ort.at(key);
+      ASSERT_TRUE(ort.count(ort_key(o.name))) << o.name;
+      ort_raw[o.name] = ort.at(ort_key(o.name));
     }
     const YoloLayout yl = yolo_layout_for(g, layout->decoded_info().shape);
     const auto ref = postprocess(decode_raw_head(*layout, ort_raw), lb, {}, yl);
@@ -289,11 +293,8 @@ TEST(RawHead, QuantizedDetectHeadRunsInOrt) {
   EDGEQ_REQUIRE_ORT();
   const auto ort = test::run_ort(dir + "/q.onnx", {{"images", x}});
   for (const auto& o : g.outputs) {
-    std::string key = o.name;
-    for (char& c : key)
-      if (c == '/' || c == '\\' || c == ':') c = '_';
-    ASSERT_TRUE(ort.count(key)) << o.name;
-    EXPECT_EQ(ort.at(key).shape(), ours.at(o.name).shape()) << o.name;
+    ASSERT_TRUE(ort.count(ort_key(o.name))) << o.name;
+    EXPECT_EQ(ort.at(ort_key(o.name)).shape(), ours.at(o.name).shape()) << o.name;
   }
 }
 
@@ -413,16 +414,15 @@ TEST(RawHeadCli, CutCompareBenchAndRefusals) {
   const Graph g = load_onnx(raw);
   Executor ex(g);
   const auto images = list_images(photos);
+  // The dump of output `output` for image i, where compare --test-outputs looks for it.
+  auto dump_path = [&](size_t i, const std::string& output) {
+    return output_npy_path(dir + "/dumps/" + std::to_string(i), output);
+  };
   for (size_t i = 0; i < images.size(); ++i) {
     const auto out =
         ex.run({{"images", preprocess_image(read_image(images[i]), 160, 160, nullptr)}});
     fs::create_directories(dir + "/dumps/" + std::to_string(i));
-    for (const auto& o : g.outputs) {
-      std::string file = o.name;
-      for (char& ch : file)
-        if (ch == '/' || ch == '\\' || ch == ':') ch = '_';
-      save_npy(out.at(o.name), dir + "/dumps/" + std::to_string(i) + "/" + file + ".npy");
-    }
+    for (const auto& o : g.outputs) save_npy(out.at(o.name), dump_path(i, o.name));
   }
   auto board = test::run_cli("compare --ref " + shell_quote(full) + " --test " + shell_quote(raw) +
                              " --images " + shell_quote(photos) + " --test-outputs " +
@@ -433,12 +433,6 @@ TEST(RawHeadCli, CutCompareBenchAndRefusals) {
   EXPECT_EQ(b["detections"]["matched"], b["detections"]["ref"]);
   // The board check: against the FP32 raw head every raw output is compared channel by channel;
   // the board's dumps agree (none diverges) until one block of channels is rescaled in them.
-  auto dump_path = [&](size_t i, const std::string& output) {
-    std::string file = output;
-    for (char& ch : file)
-      if (ch == '/' || ch == '\\' || ch == ':') ch = '_';
-    return dir + "/dumps/" + std::to_string(i) + "/" + file + ".npy";
-  };
   const std::string kpt = g.outputs[2].name;  // keypoints at stride 8: [1,51,20,20]
   for (size_t i = 0; i < images.size(); ++i) {
     Tensor t = load_npy(dump_path(i, kpt));
@@ -468,13 +462,7 @@ TEST(RawHeadCli, CutCompareBenchAndRefusals) {
   }
 
   // A dump of the wrong shape: one line naming the file.
-  save_npy(
-      Tensor(DType::kFloat32, {1, 2}), dir + "/dumps/0/" + [&] {
-        std::string file = g.outputs[0].name;
-        for (char& ch : file)
-          if (ch == '/' || ch == '\\' || ch == ':') ch = '_';
-        return file;
-      }() + ".npy");
+  save_npy(Tensor(DType::kFloat32, {1, 2}), dump_path(0, g.outputs[0].name));
   test::expect_refusal(
       test::run_cli("compare --ref " + shell_quote(full) + " --test " + shell_quote(raw) +
                     " --images " + shell_quote(photos) + " --test-outputs " +
