@@ -33,8 +33,31 @@ void print_profile(const BenchReport& r) {
                 100 * t.ms_per_run / total);
   constexpr size_t kSlowest = 40;  // all of them: --json
   std::printf("slowest steps:\n");
-  for (size_t i = 0; i < std::min(r.steps.size(), kSlowest); ++i)
-    std::printf("  %8.3f ms  %s\n", r.steps[i].ms_per_run, printable(r.steps[i].step).c_str());
+  std::printf("  (G/s and %% of peak: the step's multiply-add work against the CPU's peak)\n");
+  for (size_t i = 0; i < std::min(r.steps.size(), kSlowest); ++i) {
+    const auto& s = r.steps[i];
+    if (s.gops > 0)
+      std::printf("  %8.3f ms %7.1f G/s %4.0f%%  %s\n", s.ms_per_run, s.gops, 100 * s.peak_fraction,
+                  printable(s.step).c_str());
+    else
+      std::printf("  %8.3f ms %19s %s\n", s.ms_per_run, "", printable(s.step).c_str());
+  }
+}
+
+// The CPU's peak and what the run's multiply-add work achieved against it.
+void print_peak(const BenchReport& r) {
+  const auto& p = r.peak;
+  if (p.fp32_instruction.empty() && p.int8_instruction.empty()) {
+    std::printf("peak: not measured below AVX2\n");
+    return;
+  }
+  std::printf("peak on %d thread%s (measured): FP32 %.1f GFLOP/s (%s), int8 %.1f GOP/s (%s)\n",
+              r.threads, r.threads == 1 ? "" : "s", p.fp32_gflops, p.fp32_instruction.c_str(),
+              p.int8_gops, p.int8_instruction.c_str());
+  std::printf(
+      "work a run: %.2f GFLOP on floats + %.2f GOP on int8 codes; at the median %.1f G/s, "
+      "%.0f%% of the peak\n",
+      r.fp32_gflop, r.int8_gop, r.achieved_gops, 100 * r.peak_fraction);
 }
 
 void print_bench(const BenchReport& r) {
@@ -58,6 +81,7 @@ void print_bench(const BenchReport& r) {
   if (r.host_decode_median_ms > 0)
     std::printf("raw head: graph %.2f ms + host decode %.3f ms (medians)\n", r.graph_median_ms,
                 r.host_decode_median_ms);
+  print_peak(r);
   std::printf("memory: peak RSS %.1f MiB, activation arena %.1f MiB, weights %.1f MiB\n",
               r.peak_rss_bytes / mib, r.arena_bytes / mib, r.weight_bytes / mib);
   std::printf("per frame: %lld bytes in, %lld bytes out (%s)\n",

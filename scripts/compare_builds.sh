@@ -66,7 +66,7 @@ import json, sys
 def strip(j):
     if isinstance(j, dict):
         return {k: strip(v) for k, v in j.items()
-                if k not in ("timing", "seconds", "peak_rss_bytes", "throughput_ms_per_run", "fps",
+                if k not in ("timing", "seconds", "peak_rss_bytes", "peak", "throughput_ms_per_run", "fps",
                              "stages", "frames_per_s", "wall_s", "end_to_end",
                              "queue_high_water")
                 and not k.endswith("_ms")

@@ -90,7 +90,7 @@ nlohmann::json without_timing(const nlohmann::json& j) {
   if (j.is_object()) {
     nlohmann::json out = nlohmann::json::object();
     for (const auto& [k, v] : j.items()) {
-      const bool timing = k == "timing" || k == "seconds" || k == "peak_rss_bytes" ||
+      const bool timing = k == "timing" || k == "seconds" || k == "peak_rss_bytes" || k == "peak" ||
                           k == "throughput_ms_per_run" ||
                           (k.size() > 3 && k.compare(k.size() - 3, 3, "_ms") == 0);
       if (!timing && k != "out") out[k] = without_timing(v);

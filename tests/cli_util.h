@@ -21,7 +21,8 @@ int spawn_cli(const std::vector<std::string>& args, const std::string& out_path,
 // Waits for a spawned program: its exit status, or -1 when a signal ended it.
 int wait_cli(int pid);
 // A report's JSON without what changes from run to run: timings (keys "timing", "seconds",
-// "peak_rss_bytes", "throughput_ms_per_run", "*_ms") and the output folder ("out").
+// "peak_rss_bytes", "peak" (the measured CPU peak), "throughput_ms_per_run", "*_ms") and the
+// output folder ("out").
 nlohmann::json without_timing(const nlohmann::json& j);
 // 'S' quoted for the shell.
 std::string shell_quote(const std::string& s);

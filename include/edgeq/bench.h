@@ -36,6 +36,20 @@ struct BenchReport {
   // One worker, a raw-head model (cut_model, arm head): the host decode's median time per run
   // (included in the latency above) and the graph's median without it; 0 for other models.
   double host_decode_median_ms = 0, graph_median_ms = 0;
+  // One worker: the CPU's peak over the run's threads, measured once per process (a short loop
+  // of the FP32 fused multiply-add and of the int8 dot-product instruction the executor's
+  // convolutions use, on every thread at once); an instruction left empty was not measured
+  // (below AVX2).
+  struct Peak {
+    std::string fp32_instruction, int8_instruction;
+    double fp32_gflops = 0, int8_gops = 0;  // all threads together; 2 ops per multiply-add
+  } peak;
+  // One worker: the run's multiply-add work (convolutions, MatMul, Gemm; 2 ops per multiply-add)
+  // on floats and on 8-bit codes, in G ops a run; what it achieved at the median latency (G ops/s)
+  // and the time that work would take at the peak over the median (0..1; 0 where no peak was
+  // measured for work the run has).
+  double fp32_gflop = 0, int8_gop = 0;
+  double achieved_gops = 0, peak_fraction = 0;
   uint64_t peak_rss_bytes = 0, arena_bytes = 0, weight_bytes = 0;  // arena, weights: one worker
   int64_t input_bytes_per_frame = 0, output_bytes_per_frame = 0;   // one worker
   bool quantized_io = false;  // codes in and out (a model written with quantize_io)
@@ -50,6 +64,8 @@ struct BenchReport {
   struct StepTime {
     std::string step;
     double ms_per_run = 0;
+    // Steps with multiply-add work: G ops/s and the share of the peak (as for the run), 0 else.
+    double gops = 0, peak_fraction = 0;
   };
   std::vector<StepTime> steps;
   std::vector<std::string> notices;  // what the planner chose to tell

@@ -119,6 +119,12 @@ class BenchReport:
     output_bytes_per_frame: int
     quantized_io: bool
     @property
+    def peak(self) -> Dict[str, Any]: ...
+    fp32_gflop: float
+    int8_gop: float
+    achieved_gops: float
+    peak_fraction: float
+    @property
     def ops(self) -> List[Dict[str, Any]]: ...
     @property
     def steps(self) -> List[Dict[str, Any]]: ...

@@ -51,8 +51,11 @@ void bind_bench(py::module_& m) {
 
 One worker: min_ms, median_ms, p95_ms, samples_ms, plan_ms, arena_bytes, weight_bytes,
 input_bytes_per_frame, output_bytes_per_frame, quantized_io, and for a raw-head model
-host_decode_median_ms and graph_median_ms (0 otherwise); with profile (timed runs only),
-ops (op, steps, ms_per_run; largest first) and steps (all, slowest first). Several workers:
+host_decode_median_ms and graph_median_ms (0 otherwise); peak (the CPU's, measured once per
+process: fp32_instruction, fp32_gflops, int8_instruction, int8_gops), the run's multiply-add work
+fp32_gflop and int8_gop, achieved_gops and peak_fraction (the work's time at the peak over the
+median); with profile (timed runs only), ops (op, steps, ms_per_run; largest first) and steps
+(all, slowest first; gops and peak_fraction for steps with multiply-adds, else 0). Several workers:
 throughput_ms_per_run (wall time per run). Always peak_rss_bytes, threads (per worker),
 notices. to_dict() is what `edgeq bench --json` writes (with profile, also under "profile").)doc")
       .def_readonly("model", &R::model)
@@ -77,6 +80,18 @@ notices. to_dict() is what `edgeq bench --json` writes (with profile, also under
       .def_readonly("input_bytes_per_frame", &R::input_bytes_per_frame)
       .def_readonly("output_bytes_per_frame", &R::output_bytes_per_frame)
       .def_readonly("quantized_io", &R::quantized_io)
+      .def_property_readonly("peak",
+                             [](const R& r) {
+                               return py::dict(
+                                   py::arg("fp32_instruction") = r.peak.fp32_instruction,
+                                   py::arg("fp32_gflops") = r.peak.fp32_gflops,
+                                   py::arg("int8_instruction") = r.peak.int8_instruction,
+                                   py::arg("int8_gops") = r.peak.int8_gops);
+                             })
+      .def_readonly("fp32_gflop", &R::fp32_gflop)
+      .def_readonly("int8_gop", &R::int8_gop)
+      .def_readonly("achieved_gops", &R::achieved_gops)
+      .def_readonly("peak_fraction", &R::peak_fraction)
       .def_property_readonly(
           "ops",
           [](const R& r) {
@@ -91,7 +106,9 @@ notices. to_dict() is what `edgeq bench --json` writes (with profile, also under
           [](const R& r) {
             py::list out;
             for (const auto& s : r.steps)
-              out.append(py::dict(py::arg("step") = s.step, py::arg("ms_per_run") = s.ms_per_run));
+              out.append(py::dict(py::arg("step") = s.step, py::arg("ms_per_run") = s.ms_per_run,
+                                  py::arg("gops") = s.gops,
+                                  py::arg("peak_fraction") = s.peak_fraction));
             return out;
           })
       .def_readonly("notices", &R::notices)

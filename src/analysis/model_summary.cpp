@@ -6,6 +6,7 @@
 
 #include "analysis/qdq_view.h"
 #include "core/error.h"
+#include "ir/node_work.h"
 #include "ir/op_traits.h"
 #include "runtime/executor.h"
 #include "runtime/float_io.h"
@@ -22,37 +23,6 @@ bool is_parameter_input(const Node& n, size_t i) {
     return i == 1 || i == 2;  // scale and shift (running statistics are buffers)
   if (op == "PRelu") return i == 1;
   return false;
-}
-
-int64_t product(const Shape& s, size_t from = 0) {
-  int64_t p = 1;
-  for (size_t i = from; i < s.size(); ++i) p *= s[i];
-  return p;
-}
-
-// 2 x multiply-accumulates of the node, 0 for ops without a reduction.
-int64_t node_flops(const Node& n, const ShapeOf& shape_of) {
-  const std::string& op = n.op_type;
-  if (op == "Conv") {  // 2 * Cout*Hout*Wout*N * (Cin/groups)*kh*kw
-    Shape w = shape_of(n.inputs.at(1));
-    return 2 * shape_numel(shape_of(n.outputs.at(0))) * product(w, 1);
-  }
-  if (op == "ConvTranspose") {  // every input element meets (Cout/groups)*kh*kw weights
-    Shape w = shape_of(n.inputs.at(1));
-    return 2 * shape_numel(shape_of(n.inputs.at(0))) * product(w, 1);
-  }
-  if (op == "MatMul") {
-    Shape a = shape_of(n.inputs.at(0));
-    int64_t k = a.empty() ? 1 : a.back();
-    return 2 * shape_numel(shape_of(n.outputs.at(0))) * k;
-  }
-  if (op == "Gemm") {
-    Shape a = shape_of(n.inputs.at(0));
-    EDGEQ_CHECK(a.size() == 2, n.describe(), ": Gemm input A must be 2-D");
-    int64_t k = n.attr_int("transA", 0) ? a[0] : a[1];
-    return 2 * shape_numel(shape_of(n.outputs.at(0))) * k;
-  }
-  return 0;
 }
 
 int64_t node_elementwise_ops(const Node& n, const ShapeOf& shape_of) {

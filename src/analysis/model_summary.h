@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/node_work.h"
 
 namespace edgeq {
 
@@ -46,9 +47,6 @@ struct ModelSummary {
   int64_t params = 0, flops = 0, elementwise_ops = 0;
   int64_t input_bytes = 0, output_bytes = 0;  // per frame (one run)
 };
-
-// Shape of any value of the graph (graph inputs, node outputs, initializers).
-using ShapeOf = std::function<Shape(const std::string&)>;
 
 // Summarizes `g` with shapes from `shape_of`. A QDQ model is summarized as its float view
 // (strip_qdq), so quantized weights count as the parameters they stand for.

@@ -20,6 +20,7 @@
 #include "core/process_stats.h"
 #include "core/simd.h"
 #include "core/worker_threads.h"
+#include "runtime/cpu_peak.h"
 #include "runtime/executor.h"
 #include "runtime/float_io.h"
 #include "runtime/latency.h"
@@ -64,7 +65,19 @@ double run_workers(const Graph& g, const std::map<std::string, Tensor>& inputs, 
   return ms_since(t0) / o.runs;
 }
 
-// Time per run of each op type (largest first) and of each step (slowest first).
+// The run's multiply-add work against the CPU's peak over its threads (runtime/cpu_peak.h).
+void add_peak_use(const std::vector<StepTime>& steps, int threads, BenchReport& r) {
+  const CpuPeak& p = cpu_peak(threads);
+  r.peak = {p.fp32_instruction, p.int8_instruction, p.fp32_gflops, p.int8_gops};
+  double fp32 = 0, int8 = 0;
+  for (const StepTime& s : steps) (s.int8 ? int8 : fp32) += double(s.flops);
+  r.fp32_gflop = fp32 / 1e9, r.int8_gop = int8 / 1e9;
+  const PeakUse u = peak_use(p, fp32, int8, r.median_ms);
+  r.achieved_gops = u.gops, r.peak_fraction = u.peak_fraction;
+}
+
+// Time per run of each op type (largest first) and of each step (slowest first); steps with
+// multiply-add work also against the peak.
 void add_profile(const std::vector<StepTime>& steps, int runs, BenchReport& r) {
   std::map<std::string, BenchReport::OpTime> by_op;
   for (const StepTime& s : steps) {
@@ -76,7 +89,14 @@ void add_profile(const std::vector<StepTime>& steps, int runs, BenchReport& r) {
   for (const auto& [op, t] : by_op) r.ops.push_back(t);
   std::stable_sort(r.ops.begin(), r.ops.end(),
                    [](const auto& a, const auto& b) { return a.ms_per_run > b.ms_per_run; });
-  for (const StepTime& s : steps) r.steps.push_back({s.what, s.ms / runs});
+  const CpuPeak& p = cpu_peak(r.threads);
+  for (const StepTime& s : steps) {
+    const double ms = s.ms / runs;
+    PeakUse u;
+    if (s.flops > 0)
+      u = peak_use(p, s.int8 ? 0 : double(s.flops), s.int8 ? double(s.flops) : 0, ms);
+    r.steps.push_back({s.what, ms, u.gops, u.peak_fraction});
+  }
   std::stable_sort(r.steps.begin(), r.steps.end(),
                    [](const auto& a, const auto& b) { return a.ms_per_run > b.ms_per_run; });
 }
@@ -86,7 +106,11 @@ nlohmann::json profile_json(const BenchReport& r) {
   nlohmann::json ops = nlohmann::json::array(), steps = nlohmann::json::array();
   for (const auto& t : r.ops)
     ops.push_back({{"op", t.op}, {"steps", t.steps}, {"ms_per_run", t.ms_per_run}});
-  for (const auto& s : r.steps) steps.push_back({{"step", s.step}, {"ms_per_run", s.ms_per_run}});
+  for (const auto& s : r.steps) {
+    nlohmann::json step = {{"step", s.step}, {"ms_per_run", s.ms_per_run}};
+    if (s.gops > 0) step["gops"] = s.gops, step["peak_fraction"] = s.peak_fraction;
+    steps.push_back(step);
+  }
   return {{"ops", ops}, {"steps", steps}};
 }
 
@@ -132,14 +156,18 @@ BenchReport bench(const Model& model, const BenchOptions& o) {
   if (o.workers > 1) return bench_workers(model, g, inputs, opt, o);
 
   opt.profile = o.profile;
+  // The peak first, before the executor's threads exist to compete with its loops.
+  cpu_peak(opt.threads > 0 ? opt.threads : omp_get_max_threads());
   Executor ex(g, opt);
   const LatencyResult lat = measure_latency(ex, inputs, o.runs, o.warmup);
   BenchReport r = report_for(model, o);
   r.notices = ex.notices();
   r.peak_rss_bytes = peak_rss_bytes();
-  if (o.profile) add_profile(ex.profile(), o.runs, r);
   r.threads = ex.threads();
   r.min_ms = lat.min_ms, r.median_ms = lat.median_ms, r.p95_ms = lat.p95_ms;
+  const std::vector<StepTime> steps = ex.profile();
+  add_peak_use(steps, r.threads, r);
+  if (o.profile) add_profile(steps, o.runs, r);
   r.plan_ms = lat.prepare_ms, r.throughput_ms_per_run = lat.mean_ms;
   r.samples_ms = lat.samples_ms;
   r.host_decode_median_ms = lat.host_decode_median_ms, r.graph_median_ms = lat.graph_median_ms;
@@ -165,7 +193,17 @@ BenchReport bench(const Model& model, const BenchOptions& o) {
                       {"weight_bytes", r.weight_bytes},
                       {"input_bytes_per_frame", r.input_bytes_per_frame},
                       {"output_bytes_per_frame", r.output_bytes_per_frame},
-                      {"samples_ms", r.samples_ms}};
+                      {"samples_ms", r.samples_ms},
+                      {"work", {{"fp32_gflop", r.fp32_gflop}, {"int8_gop", r.int8_gop}}},
+                      // measured: varies from run to run like the times
+                      {"peak",
+                       {{"threads", r.threads},
+                        {"fp32_instruction", r.peak.fp32_instruction},
+                        {"fp32_gflops", r.peak.fp32_gflops},
+                        {"int8_instruction", r.peak.int8_instruction},
+                        {"int8_gops", r.peak.int8_gops},
+                        {"achieved_gops", r.achieved_gops},
+                        {"fraction", r.peak_fraction}}}};
   if (ex.raw_head()) {
     j["graph_median_ms"] = r.graph_median_ms;
     j["host_decode_median_ms"] = r.host_decode_median_ms;

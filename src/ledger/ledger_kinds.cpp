@@ -44,6 +44,7 @@ const std::vector<LedgerKind>& ledger_kinds() {
         {"min_ms", "/min_ms", Better::kLower},
         {"p95_ms", "/p95_ms", Better::kLower},
         {"throughput_ms_per_run", "/throughput_ms_per_run", Better::kLower},
+        {"peak_fraction", "/peak/fraction", Better::kHigher},
         {"peak_rss_bytes", "/peak_rss_bytes", Better::kLower},
         {"arena_bytes", "/arena_bytes", Better::kLower},
         {"weight_bytes", "/weight_bytes", Better::kLower}}},

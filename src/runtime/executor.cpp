@@ -9,6 +9,7 @@
 
 #include "core/option_range.h"
 #include "core/process_stats.h"
+#include "ir/node_work.h"
 #include "runtime/constant_folding.h"
 #include "runtime/float_io.h"
 #include "runtime/host_decode.h"
@@ -208,8 +209,21 @@ const Graph& Executor::runtime_graph() {
 
 std::vector<StepTime> Executor::profile() const {
   std::vector<StepTime> out;
-  if (plan_)
-    for (const Step& s : plan_->steps) out.push_back({s.what, s.op, s.ms});
+  if (plan_) {
+    const ShapeOf shape_of = [&](const std::string& v) {
+      if (auto d = plan_->descs.find(v); d != plan_->descs.end()) return d->second.shape;
+      return plan_->constants.at(v).shape();
+    };
+    for (const Step& s : plan_->steps) {
+      StepTime t{s.what, s.op, s.ms};
+      if (s.kind == Step::Kind::kKernel && s.node >= 0) {
+        const Node& n = plan_->runtime.nodes.at(size_t(s.node));
+        t.flops = node_flops(n, shape_of);
+        t.int8 = n.op_type == "QConv";
+      }
+      out.push_back(t);
+    }
+  }
   if (raw_head_)
     out.push_back({"host decode of the raw head", "HostDecode", host_decode_total_ms_});
   return out;

@@ -51,6 +51,8 @@ struct StepTime {
   std::string what;  // node description or "layout conversion of ..."
   std::string op;    // op type, or "LayoutConversion"
   double ms = 0;
+  int64_t flops = 0;  // 2 x its multiply-adds (ir/node_work.h), 0 for steps without
+  bool int8 = false;  // its multiply-adds run on 8-bit codes (QConv)
 };
 
 // Called after a value is computed, with the value in its ONNX layout. Must not keep the

@@ -16,7 +16,7 @@ def test_bench_reports_what_the_program_writes(zoo_pose_path, run_cli, tmp_path)
     rep = edgeq.bench(zoo_pose_path, runs=3, warmup=1, threads=1, profile=True)
     expected, got = json.loads(out.read_text()), rep.to_dict()
     for timing in ("min_ms", "median_ms", "p95_ms", "throughput_ms_per_run", "plan_ms",
-                   "samples_ms", "peak_rss_bytes"):
+                   "samples_ms", "peak_rss_bytes", "peak"):
         del expected[timing], got[timing]
     profile = got.pop("profile")  # asked of the API, not of the program
     assert got == expected
@@ -26,6 +26,13 @@ def test_bench_reports_what_the_program_writes(zoo_pose_path, run_cli, tmp_path)
     assert rep.input_bytes_per_frame == 4 * 3 * 160 * 160
     assert rep.ops and rep.ops[0]["ms_per_run"] >= rep.ops[-1]["ms_per_run"]
     assert {o["op"] for o in rep.ops} >= {"Conv", "Concat"}
+    # The run against the CPU's peak: the convolutions' work, and per step where it has any.
+    assert rep.int8_gop == 0 and rep.fp32_gflop == pytest.approx(got["work"]["fp32_gflop"])
+    conv_steps = [s for s in rep.steps if "(Conv)" in s["step"]]
+    assert conv_steps and all(s["gops"] > 0 for s in conv_steps)
+    assert all(s["gops"] == 0 for s in rep.steps if "(Concat)" in s["step"])
+    if rep.peak["fp32_instruction"]:
+        assert rep.peak["fp32_gflops"] > 0 and rep.peak_fraction > 0
     two = edgeq.bench(zoo_pose_path, runs=4, warmup=0, workers=2, threads=2)
     assert two.workers == 2 and two.threads == 1 and two.throughput_ms_per_run > 0
     with pytest.raises(edgeq.Error, match=r"runs: 0 is outside \[1, "):
@@ -49,7 +56,7 @@ def study_inputs(zoo_detect_path, scenes, tmp_path_factory):
 def without_timing(j):
     if isinstance(j, dict):
         return {k: without_timing(v) for k, v in j.items()
-                if k not in ("timing", "seconds", "peak_rss_bytes", "throughput_ms_per_run", "out")
+                if k not in ("timing", "seconds", "peak_rss_bytes", "peak", "throughput_ms_per_run", "out")
                 and not k.endswith("_ms")}
     if isinstance(j, list):
         return [without_timing(v) for v in j]

@@ -98,7 +98,7 @@ import json, sys
 def strip(j):
     if isinstance(j, dict):
         return {k: strip(v) for k, v in j.items() if k not in
-                ("timing", "seconds", "peak_rss_bytes", "throughput_ms_per_run", "out")
+                ("timing", "seconds", "peak_rss_bytes", "peak", "throughput_ms_per_run", "out")
                 and not k.endswith("_ms")}
     if isinstance(j, list):
         return [strip(v) for v in j]
