@@ -42,6 +42,9 @@ Attribute ints(std::vector<int64_t> v) {
 struct QConvCase {
   int64_t c_in, c_out, hw, k, stride, group;
   bool codes_out;
+  // -1: weights anywhere in [-127, 127]; else within [-63, 63] but for this many output channels
+  // with a strong same-sign pair (input channels 0 and 1 at the centre tap): the split channels.
+  int split_channels = -1;
 };
 
 // Each case against a plain integer reference: no code more than one step off, few one off.
@@ -63,6 +66,41 @@ TEST(QConv, MatchesIntegerReference) {
     set_int8_pairs_saturate(split);
     check_qconv_cases(cases);
   }
+  set_int8_pairs_saturate(std::nullopt);
+}
+
+// Where a pair of weights can overflow in only some output channels, an ungrouped conv splits
+// those alone (the fused convolution for the rest, one int32 convolution of the split channels'
+// halves): against the integer reference in both layouts, codes and float out, none to all split.
+TEST(QConv, SplitsOnlyTheChannelsThatNeedIt) {
+  const std::vector<QConvCase> cases = {
+      {8, 16, 9, 3, 1, 1, true, 1},  {8, 16, 9, 3, 1, 1, true, 5}, {16, 24, 10, 3, 2, 1, true, 12},
+      {8, 16, 9, 3, 1, 1, false, 3}, {8, 24, 6, 1, 1, 1, true, 2}, {8, 16, 9, 3, 1, 1, true, 9},
+      {8, 16, 9, 3, 1, 1, true, 16}, {8, 16, 9, 3, 1, 1, false, 0}};
+  for (std::optional<bool> split : {std::optional<bool>(), std::optional<bool>(true)}) {
+    SCOPED_TRACE(split ? "split weights forced" : "this CPU's path");
+    set_int8_pairs_saturate(split);
+    check_qconv_cases(cases);
+  }
+  set_int8_pairs_saturate(std::nullopt);
+}
+
+// The channels QConv splits: those with a pair that can overflow under oneDNN's pairing (adjacent
+// input channels at one tap) where that order is known, else any two weights of one sign.
+TEST(QConv, SplitChannelsAreThoseWithAnOverflowingPair) {
+  Tensor w(DType::kInt8, {4, 4, 1, 1});
+  const int8_t values[] = {100, 40,  0,  0,    // pair (0, 1): 140
+                           100, 0,   40, 0,    // 100 and 40 in two pairs
+                           -70, -70, 0,  0,    // -140
+                           64,  64,  64, 64};  // 128 at most
+  std::copy(values, values + 16, w.data<int8_t>());
+  set_int8_pairs_saturate(false);
+  EXPECT_TRUE(int8_conv_split_channels(w, 1).empty());
+  set_int8_pairs_saturate(true);
+  const std::vector<int64_t> by_pairs = {0, 2}, any_two = {0, 1, 2};
+  EXPECT_EQ(int8_conv_split_channels(w, 1), onednn_int8_pair_order_known() ? by_pairs : any_two);
+  EXPECT_EQ(int8_conv_split_channels(w, 2), any_two);  // grouped: any two of one sign
+  EXPECT_TRUE(int8_conv_splits_weights(w, 1));
   set_int8_pairs_saturate(std::nullopt);
 }
 
@@ -116,7 +154,16 @@ void check_qconv_cases(const std::vector<QConvCase>& cases, bool emulate_avx2) {
     Tensor b(DType::kInt32, {c.c_out});
     std::vector<float> ws;
     for (int64_t i = 0; i < x.numel(); ++i) x.data<uint8_t>()[i] = rng() % 256;
-    for (int64_t i = 0; i < w.numel(); ++i) w.data<int8_t>()[i] = int(rng() % 255) - 127;
+    if (c.split_channels < 0) {
+      for (int64_t i = 0; i < w.numel(); ++i) w.data<int8_t>()[i] = int(rng() % 255) - 127;
+    } else {
+      for (int64_t i = 0; i < w.numel(); ++i) w.data<int8_t>()[i] = int(rng() % 127) - 63;
+      const int64_t centre = (c.k / 2) * c.k + c.k / 2;
+      for (int64_t o = 0; o < c.split_channels; ++o) {
+        w.data<int8_t>()[(o * cig + 0) * c.k * c.k + centre] = o % 2 ? -100 : 100;
+        w.data<int8_t>()[(o * cig + 1) * c.k * c.k + centre] = o % 2 ? -90 : 90;
+      }
+    }
     for (int64_t o = 0; o < c.c_out; ++o) {
       b.data<int32_t>()[o] = int(rng() % 4001) - 2000;
       ws.push_back(0.002f + 0.0005f * (o % 5));
@@ -136,55 +183,60 @@ void check_qconv_cases(const std::vector<QConvCase>& cases, bool emulate_avx2) {
     n.plan.codes_out = c.codes_out;
     n.plan.emulate_avx2 = emulate_avx2;
     g.nodes.push_back(n);
-    Executor ex(g);
-    Tensor y = ex.run({{"x", x}}).at("y");
-    ASSERT_EQ(y.shape(), (Shape{1, c.c_out, oh, oh}));
-    int64_t off_by_one = 0, worse = 0, saturated = 0;
-    const int64_t zero_code = -int64_t(in.lo);
-    for (int64_t o = 0; o < c.c_out; ++o)
-      for (int64_t i = 0; i < oh; ++i)
-        for (int64_t j = 0; j < oh; ++j) {
-          int64_t acc = b.data<int32_t>()[o];
-          const int64_t grp = o / cog;
-          int64_t pair = 0, in_pair = 0;  // the emulation's open int16 pair
-          for (int64_t ki = 0; ki < c.k; ++ki)
-            for (int64_t kj = 0; kj < c.k; ++kj)
-              for (int64_t ci = 0; ci < cig; ++ci) {
-                int64_t ii = i * c.stride - pad + ki, jj = j * c.stride - pad + kj;
-                const bool inside = ii >= 0 && jj >= 0 && ii < c.hw && jj < c.hw;
-                const int64_t code =
-                    inside ? x.data<uint8_t>()[((grp * cig + ci) * c.hw + ii) * c.hw + jj]
-                           : zero_code;
-                const int64_t wv = w.data<int8_t>()[((o * cig + ci) * c.k + ki) * c.k + kj];
-                acc += (code - zero_code) * wv;           // padding: real 0
-                if (!emulate_avx2 || cig == 1) continue;  // depthwise: exact products
-                pair += code * wv;
-                if (++in_pair < 2) continue;
-                const int64_t kept = std::clamp<int64_t>(pair, -32768, 32767);
-                acc += kept - pair;
-                saturated += kept != pair;
-                pair = in_pair = 0;
-              }
-          const double value = double(acc) * in.scale * ws[o];
-          const int64_t at = (o * oh + i) * oh + j;
-          if (c.codes_out) {
-            double k = std::nearbyint(value / out.scale);
-            k = std::clamp(k, double(out.lo), double(out.hi));
-            const int64_t d = std::llabs(int64_t(y.data<uint8_t>()[at]) - int64_t(k - out.lo));
-            off_by_one += d == 1;
-            worse += d > 1;
-          } else {
-            const double want = double(fake_quant(float(value), out));
-            const double d = std::fabs(y.data<float>()[at] - want) / out.scale;
-            off_by_one += d > 0.5 && d < 1.5;
-            worse += d >= 1.5;
+    for (bool channels_last : {true, false}) {
+      SCOPED_TRACE(channels_last ? "NHWC" : "plain layout");
+      ExecutorOptions eo;
+      eo.channels_last = channels_last;
+      Executor ex(g, eo);
+      Tensor y = ex.run({{"x", x}}).at("y");
+      ASSERT_EQ(y.shape(), (Shape{1, c.c_out, oh, oh}));
+      int64_t off_by_one = 0, worse = 0, saturated = 0;
+      const int64_t zero_code = -int64_t(in.lo);
+      for (int64_t o = 0; o < c.c_out; ++o)
+        for (int64_t i = 0; i < oh; ++i)
+          for (int64_t j = 0; j < oh; ++j) {
+            int64_t acc = b.data<int32_t>()[o];
+            const int64_t grp = o / cog;
+            int64_t pair = 0, in_pair = 0;  // the emulation's open int16 pair
+            for (int64_t ki = 0; ki < c.k; ++ki)
+              for (int64_t kj = 0; kj < c.k; ++kj)
+                for (int64_t ci = 0; ci < cig; ++ci) {
+                  int64_t ii = i * c.stride - pad + ki, jj = j * c.stride - pad + kj;
+                  const bool inside = ii >= 0 && jj >= 0 && ii < c.hw && jj < c.hw;
+                  const int64_t code =
+                      inside ? x.data<uint8_t>()[((grp * cig + ci) * c.hw + ii) * c.hw + jj]
+                             : zero_code;
+                  const int64_t wv = w.data<int8_t>()[((o * cig + ci) * c.k + ki) * c.k + kj];
+                  acc += (code - zero_code) * wv;           // padding: real 0
+                  if (!emulate_avx2 || cig == 1) continue;  // depthwise: exact products
+                  pair += code * wv;
+                  if (++in_pair < 2) continue;
+                  const int64_t kept = std::clamp<int64_t>(pair, -32768, 32767);
+                  acc += kept - pair;
+                  saturated += kept != pair;
+                  pair = in_pair = 0;
+                }
+            const double value = double(acc) * in.scale * ws[o];
+            const int64_t at = (o * oh + i) * oh + j;
+            if (c.codes_out) {
+              double k = std::nearbyint(value / out.scale);
+              k = std::clamp(k, double(out.lo), double(out.hi));
+              const int64_t d = std::llabs(int64_t(y.data<uint8_t>()[at]) - int64_t(k - out.lo));
+              off_by_one += d == 1;
+              worse += d > 1;
+            } else {
+              const double want = double(fake_quant(float(value), out));
+              const double d = std::fabs(y.data<float>()[at] - want) / out.scale;
+              off_by_one += d > 0.5 && d < 1.5;
+              worse += d >= 1.5;
+            }
           }
-        }
-    EXPECT_EQ(worse, 0) << "c_in " << c.c_in << " k " << c.k << " group " << c.group;
-    if (emulate_avx2 && c.group < c.c_in) {
-      EXPECT_GT(saturated, 0) << "c_in " << c.c_in << ": the case never saturates";
+      EXPECT_EQ(worse, 0) << "c_in " << c.c_in << " k " << c.k << " group " << c.group;
+      if (emulate_avx2 && c.group < c.c_in) {
+        EXPECT_GT(saturated, 0) << "c_in " << c.c_in << ": the case never saturates";
+      }
+      EXPECT_LE(off_by_one, y.numel() / 500 + 1) << "c_in " << c.c_in << " k " << c.k;
     }
-    EXPECT_LE(off_by_one, y.numel() / 500 + 1) << "c_in " << c.c_in << " k " << c.k;
   }
 }
 

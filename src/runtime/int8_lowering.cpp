@@ -216,7 +216,12 @@ class Lowering {
         q.plan.codes_out = outputs_coded;
         ++plan_.qconvs;
         const Tensor& codes = src_.initializers.at(iw->codes);
-        plan_.split_qconvs += int8_conv_splits_weights(codes, n.attr_int("group", 1));
+        const size_t split = int8_conv_split_channels(codes, n.attr_int("group", 1)).size();
+        if (split > 0) {
+          ++plan_.split_qconvs;
+          plan_.split_channels += split;
+          plan_.split_conv_channels += size_t(codes.dim(0));
+        }
         if (emulate_ == Int8Emulation::kAvx2) {
           q.plan.emulate_avx2 = true;
           plan_.saturating_qconvs +=

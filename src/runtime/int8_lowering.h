@@ -31,6 +31,8 @@ struct Int8Plan {
   size_t integer_ops = 0;   // nodes running on codes
   size_t qconvs = 0;        // convolutions on codes
   size_t split_qconvs = 0;  // ... of them on split weights (runtime/int8_pairs.h)
+  // Output channels of those convolutions, and of them the ones whose weights split.
+  size_t split_conv_channels = 0, split_channels = 0;
   // --emulate avx2: convolutions with a pair of weights that can saturate ORT's int16 pairs.
   size_t saturating_qconvs = 0;
   // One line per op type that reads or writes 8-bit values but runs in float (no int8 kernel).

@@ -64,10 +64,34 @@ bool onednn_int8_pair_order_known() {
 }
 
 bool int8_conv_splits_weights(const Tensor& weights, int64_t group) {
-  if (!cpu_int8_pairs_saturate()) return false;
-  if (group == 1 && weights.rank() == 4 && onednn_int8_pair_order_known())
-    return count_weight_pairs(weights, PairOrder::kOneDnn).can_overflow > 0;
-  return weight_pairs_can_overflow(weights);
+  return !int8_conv_split_channels(weights, group).empty();
+}
+
+std::vector<int64_t> int8_conv_split_channels(const Tensor& weights, int64_t group) {
+  std::vector<int64_t> rows;
+  if (!cpu_int8_pairs_saturate()) return rows;
+  EDGEQ_CHECK(weights.dtype() == DType::kInt8 && weights.rank() >= 1,
+              "weight pairs need int8 weights [O, ...]");
+  const int64_t n = weights.dim(0), per_row = weights.numel() / std::max<int64_t>(n, 1);
+  std::vector<WeightPair> pairs;
+  const bool by_pairs = group == 1 && weights.rank() == 4 && onednn_int8_pair_order_known();
+  if (by_pairs)
+    pairs = conv_weight_pairs(weights.dim(1), weights.dim(2), weights.dim(3), PairOrder::kOneDnn);
+  for (int64_t r = 0; r < n; ++r) {
+    const int8_t* row = weights.data<int8_t>() + r * per_row;
+    bool overflow = false;
+    if (by_pairs) {
+      for (const auto& [a, b] : pairs)
+        if (pair_can_overflow(row[a], row[b])) {
+          overflow = true;
+          break;
+        }
+    } else {
+      overflow = weight_pairs_can_overflow(row, per_row);
+    }
+    if (overflow) rows.push_back(r);
+  }
+  return rows;
 }
 
 const char* pair_order_name(PairOrder order) {

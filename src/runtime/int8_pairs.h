@@ -40,6 +40,9 @@ bool onednn_int8_pair_order_known();
 // weight: a 5x5 depthwise conv of 12 channels came out wrong unsplit, tests/int8_exec_test.cpp).
 // A saturation-safe file (quantize --saturation-safe) runs its ungrouped convs unsplit on AVX2.
 bool int8_conv_splits_weights(const Tensor& weights, int64_t group);
+// The output channels whose weights hold such a pair (ascending; empty where QConv runs the conv
+// unsplit): only these need the second half's convolution.
+std::vector<int64_t> int8_conv_split_channels(const Tensor& weights, int64_t group);
 
 // w = first + second with both parts within [-64, 64], so no pair of either part can overflow:
 // first = w / 2 rounded toward zero, second = w - first.

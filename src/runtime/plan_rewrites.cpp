@@ -33,10 +33,12 @@ void lower_int8(PassContext& c) {
         " convolutions have a pair of weights that can overflow one");
   if (plan.split_qconvs > 0)
     c.notices.push_back("int8: " + std::to_string(plan.split_qconvs) + " of " +
-                        std::to_string(plan.qconvs) +
-                        " convolutions run on split weights: this CPU adds int8 products in "
-                        "saturating int16 pairs (no VNNI) and two of their weights could "
-                        "overflow one; exact, at about twice the integer work");
+                        std::to_string(plan.qconvs) + " convolutions run " +
+                        std::to_string(plan.split_channels) + " of their " +
+                        std::to_string(plan.split_conv_channels) +
+                        " output channels on split weights: this CPU adds int8 products in "
+                        "saturating int16 pairs (no VNNI) and two weights of those channels "
+                        "could overflow one; exact, at about twice their integer work");
 }
 
 // The rewrite passes, in the order they run, each with when it applies.

@@ -10,10 +10,13 @@
 // grid), weight_scales (one per output channel), out and codes_out.
 //
 // Where the CPU adds products in saturating int16 pairs (runtime/int8_pairs.h) and two weights of
-// a channel could overflow, each weight is split in two halves within [-64, 64] that no pair can
-// overflow: two oneDNN convolutions, one per half, sum into int32, and the halves' sums are added
-// and requantized here with the arithmetic of the fused path. The accumulator is then the exact
-// integer sum on every CPU.
+// a channel could overflow, each weight of that channel is split in two halves within [-64, 64]
+// that no pair can overflow: two oneDNN convolutions sum into int32, and the halves' sums are
+// added and requantized here with the arithmetic of the fused path. The accumulator is then the
+// exact integer sum on every CPU. An ungrouped conv splits only the channels that need it (on
+// yolo11n-pose about 5% of the split convolutions' work): the first convolution runs every channel
+// (whole weights, first halves where split), the second only the split channels' second halves.
+// A grouped conv, or one where most channels split, runs both halves of every channel.
 //
 // Under emulation of avx2 (plan.emulate_avx2) the accumulator is instead what ONNX Runtime's int8
 // kernels compute on x86 without VNNI: the exact sums, then, for each pair of products MLAS adds
@@ -96,13 +99,23 @@ class QConv final : public Kernel {
   explicit QConv(const KernelInit& init) {
     DnnlConvSpec s = spec(init);
     if (init.node.plan.emulate_avx2) saturating_ = saturating_pairs(s.weight_data, s.geom.group);
-    const bool split = int8_conv_splits_weights(s.weight_data, s.geom.group);
-    if (split || !saturating_.empty()) {  // int32 sums, requantized here
-      sums_ = true;
-      requant_.bias.assign(s.geom.dst_dims[1], 0.f);
+    std::vector<int64_t> rows = int8_conv_split_channels(s.weight_data, s.geom.group);
+    const int64_t c_out = s.geom.dst_dims[1];
+    const bool split = !rows.empty();
+    if (split || !saturating_.empty()) {  // int32 sums requantized here: keep what oneDNN would do
+      requant_.bias.assign(c_out, 0.f);
       if (!s.bias.empty()) requant_.bias = s.bias.to_floats();
       requant_.scales = s.output_scales;
       requant_.fake_quant = s.fake_quant;
+    }
+    const bool some_rows = split && saturating_.empty() && s.geom.group == 1 &&
+                           2 * static_cast<int64_t>(rows.size()) <= c_out;
+    if (some_rows) {  // the fused convolution for all, its split channels' values replaced
+      split_rows_ = rows;
+      first_.resize(size_t(shape_numel(geom_.output_shape()) / c_out) * 2 * rows.size());
+      second_ = std::make_unique<DnnlConv>(halves_of_rows(s, rows));
+    } else if (split || !saturating_.empty()) {  // int32 sums of every channel
+      sums_ = true;
       first_.resize(size_t(shape_numel(geom_.output_shape())));
       second_sums_.assign(first_.size(), 0);
       if (split) second_ = std::make_unique<DnnlConv>(half(s, split_second));
@@ -115,10 +128,16 @@ class QConv final : public Kernel {
   }
 
   void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
-    if (!sums_) return conv_->run(in[0]->raw(), out[0]->raw(), src_zero_point_, dst_zero_point_);
-    conv_->run(in[0]->raw(), first_.data(), src_zero_point_, 0);
-    if (second_) second_->run(in[0]->raw(), second_sums_.data(), src_zero_point_, 0);
-    if (!saturating_.empty()) saturate(static_cast<const uint8_t*>(in[0]->raw()));
+    const void* x = in[0]->raw();
+    if (!sums_) {
+      conv_->run(x, out[0]->raw(), src_zero_point_, dst_zero_point_);
+      if (split_rows_.empty()) return;
+      second_->run(x, first_.data(), src_zero_point_, 0);
+      return requantize_split_rows(out[0]->raw());
+    }
+    conv_->run(x, first_.data(), src_zero_point_, 0);
+    if (second_) second_->run(x, second_sums_.data(), src_zero_point_, 0);
+    if (!saturating_.empty()) saturate(static_cast<const uint8_t*>(x));
     requantize(out[0]->raw());
   }
 
@@ -128,9 +147,27 @@ class QConv final : public Kernel {
     apply_pair_saturation(geom_, layout_, x, input_zero_point_, saturating_, first_.data());
   }
 
-  // `s` with each weight replaced by `part` of it (a half of the split, int8_pairs.h, or itself),
-  // int32 out and nothing fused (what the fused convolution would apply is in requant_).
+  // `s` with int32 out and nothing fused (what the fused convolution would apply is in requant_),
+  // each weight replaced by `part` of it (a half of the split, int8_pairs.h, or itself).
   static DnnlConvSpec half(const DnnlConvSpec& s, int8_t (*part)(int8_t)) {
+    std::vector<std::pair<int64_t, int8_t (*)(int8_t)>> parts;
+    for (int64_t r = 0; r < s.weight_data.dim(0); ++r) parts.push_back({r, part});
+    return int32_conv(s, parts);
+  }
+
+  // One int32 convolution of both halves of the channels `rows`: output channels [first halves
+  // of rows..., second halves of rows...].
+  static DnnlConvSpec halves_of_rows(const DnnlConvSpec& s, const std::vector<int64_t>& rows) {
+    std::vector<std::pair<int64_t, int8_t (*)(int8_t)>> parts;
+    for (int64_t r : rows) parts.push_back({r, split_first});
+    for (int64_t r : rows) parts.push_back({r, split_second});
+    return int32_conv(s, parts);
+  }
+
+  // `s` with int32 out and nothing fused, output channel k computing `parts[k]`: a channel of `s`
+  // with each weight replaced by a part of it.
+  static DnnlConvSpec int32_conv(const DnnlConvSpec& s,
+                                 const std::vector<std::pair<int64_t, int8_t (*)(int8_t)>>& parts) {
     DnnlConvSpec h;
     h.geom = s.geom;
     h.layout = s.layout;
@@ -138,11 +175,48 @@ class QConv final : public Kernel {
     h.weights = s.weights;
     h.dst = dnnl::memory::data_type::s32;
     h.src_zero_point = s.src_zero_point;
-    h.weight_data = Tensor(DType::kInt8, s.weight_data.shape());
-    const int8_t* w = s.weight_data.data<int8_t>();
-    int8_t* hw = h.weight_data.data<int8_t>();
-    for (int64_t i = 0; i < s.weight_data.numel(); ++i) hw[i] = part(w[i]);
+    const Tensor& w = s.weight_data;
+    const int64_t per_row = w.numel() / w.dim(0);
+    Shape shape = w.shape();
+    shape[0] = h.geom.dst_dims[1] = static_cast<int64_t>(parts.size());
+    h.weight_data = Tensor(DType::kInt8, shape);
+    int8_t* out = h.weight_data.data<int8_t>();
+    for (size_t k = 0; k < parts.size(); ++k) {
+      const auto [row, part] = parts[k];
+      const int8_t* from = w.data<int8_t>() + row * per_row;
+      for (int64_t i = 0; i < per_row; ++i) out[int64_t(k) * per_row + i] = part(from[i]);
+    }
     return h;
+  }
+
+  // The split channels' values in `out` (the fused convolution's output, in the kernel's layout)
+  // replaced by their halves' sums (first_: [N, pixels, 2 x rows] in NHWC, [N, 2 x rows, plane]
+  // plain; first halves, then second) requantized with the arithmetic of the fused path.
+  void requantize_split_rows(void* out) const {
+    const ConvGeometry& g = geom_;
+    const int64_t c_out = g.dst_dims[1], hw = g.dst_dims[2] * g.dst_dims[3];
+    const int64_t n_rows = static_cast<int64_t>(split_rows_.size());
+    const RequantRun rq{requant_.fake_quant, float(dst_zero_point_)};
+    const auto codes = simd_pick(requant_codes_avx512<false>, requant_codes_avx2<false>,
+                                 requant_codes_scalar<false>);
+    const auto values = simd_pick(requant_values_avx512<false>, requant_values_avx2<false>,
+                                  requant_values_scalar<false>);
+    // NHWC: one value a pixel per channel (strided); plain: one channel's plane a run.
+    const bool nhwc = layout_ == Layout::kNHWC;
+    const int64_t runs = g.dst_dims[0] * (nhwc ? hw : 1) * n_rows, run = nhwc ? 1 : hw;
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < runs; ++r) {
+      const int64_t k = r % n_rows, c = split_rows_[size_t(k)], block = r / n_rows;
+      const int32_t* a = first_.data() + (block * 2 * n_rows + k) * run;
+      const int32_t* b = a + n_rows * run;
+      const int64_t at = nhwc ? block * c_out + c : (block * c_out + c) * hw;
+      const float* bias = requant_.bias.data() + c;
+      const float* scale = requant_.scales.data() + c;
+      if (codes_out_)
+        codes(a, b, bias, scale, run, rq, static_cast<uint8_t*>(out) + at);
+      else
+        values(a, b, bias, scale, run, rq, static_cast<float*>(out) + at);
+    }
   }
 
   // out = requantized (first half's sums + second half's, or the one set of sums), in the
@@ -255,6 +329,9 @@ class QConv final : public Kernel {
   std::unique_ptr<DnnlConv> second_;
   Requant requant_;
   std::vector<int32_t> first_, second_sums_;
+  // Where only some channels of an ungrouped conv split: those channels; second_ is then one
+  // convolution of both their halves, into first_.
+  std::vector<int64_t> split_rows_;
   std::vector<SaturatingPair> saturating_;  // --emulate avx2
 };
 
