@@ -19,7 +19,7 @@ EDGEQ_WERROR=ON ./scripts/setup.sh
 # lower levels (docs/lessons.md, lesson 10): thread determinism and the int8 convolution at SSE4.1,
 # and at AVX2 too where this CPU has AVX-512 (on an AVX2 CPU the run above is that level).
 (cd build && ONEDNN_MAX_CPU_ISA=SSE41 EDGEQ_SIMD=scalar \
-  ctest --output-on-failure -j2 --timeout 900 -R "ThreadDeterminism|QConv|Int8Pairing")
+  ctest --output-on-failure -j2 --timeout 900 -R "ThreadDeterminism|QConv|Int8Pairing|CpuPeak")
 if grep -qw avx512f /proc/cpuinfo; then
   (cd build && ONEDNN_MAX_CPU_ISA=AVX2 EDGEQ_SIMD=avx2 \
     ctest --output-on-failure -j2 --timeout 900 -R "ThreadDeterminism|QConv|Int8Exec|Int8Pairing")
