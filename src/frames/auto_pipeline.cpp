@@ -147,6 +147,7 @@ AutoRun run_auto_pipeline(const FrameStages& stages, const AutoPipelineOptions& 
         out.serial_frames += part.timings.frames();
       }
       add_part(out.stats, part);
+      if (!first && part.timings.frames() == 0) mode_starts.pop_back();  // the source had ended
       if (part.interrupted || source_ended || !leave) break;
     }
     // Each change of mode is dated by the first frame the new mode ran; one decided as the source

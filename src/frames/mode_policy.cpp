@@ -12,6 +12,11 @@ std::string ms(double v) {
   return b;
 }
 
+// "serial's", "threads'".
+std::string owned(RunMode m) {
+  return m == RunMode::kSerial ? "serial's" : "threads'";
+}
+
 RunMode other_mode(RunMode m) {
   return m == RunMode::kSerial ? RunMode::kThreads : RunMode::kSerial;
 }
@@ -63,7 +68,7 @@ bool ModePolicy::window_done(double ms_per_frame, size_t frame) {
       std::string(run_mode_name(ran)) + " measured " + ms(ms_per_frame) + " a frame";
   if (ran != kept_) {  // a trial: the kept mode was measured before it
     const double kept_ms = *other_ms;
-    std::string against = " against " + std::string(run_mode_name(other)) + "'s " + ms(kept_ms);
+    std::string against = " against " + owned(other) + " " + ms(kept_ms);
     if (ran == RunMode::kThreads && predicted_threads_ms_) {
       against += " (predicted " + ms(*predicted_threads_ms_) + ")";
       predicted_threads_ms_.reset();  // the prediction is judged once
@@ -90,9 +95,9 @@ bool ModePolicy::window_done(double ms_per_frame, size_t frame) {
   if (!overtaken && windows_to_trial_ > 0) return false;
   record(ModeSwitch::Kind::kTry, frame, other, ms_per_frame, other_ms,
          "trying " + std::string(run_mode_name(other)) + ": " + measured +
-             (other_ms ? (overtaken ? ", slower than " : ", ") + std::string(run_mode_name(other)) +
-                             "'s last " + ms(*other_ms)
-                       : std::string(", ") + run_mode_name(other) + " not measured yet"));
+             (other_ms
+                  ? (overtaken ? ", slower than " : ", ") + owned(other) + " last " + ms(*other_ms)
+                  : std::string(", ") + run_mode_name(other) + " not measured yet"));
   running_ = other;
   return true;
 }
