@@ -84,9 +84,9 @@ void register_run(CLI::App& app) {
                 "overlap read + letterbox, inference and decode + outputs in three threads "
                 "(inference gets --threads, the others one thread each)");
   cmd->add_option("--pipeline-mode", a->pipeline_mode,
-                  "auto: measure the first 4 frames serially, then overlap in threads only where "
-                  "that is faster (inference may give read and post one of its threads); threads: "
-                  "always three threads (so does --drop-late)")
+                  "auto: measure the first 4 frames serially, then run in windows, serially or "
+                  "in threads, keeping whichever measures faster and trying the other now and "
+                  "then; threads: always three threads (so does --drop-late)")
       ->check(choice_of<PipelineMode>())
       ->capture_default_str();
   add_number(cmd, "--queue", a->o.queue, ranges::kQueue, "frames each pipeline queue holds")

@@ -21,11 +21,12 @@ struct DetectOptions {
   std::string json;        // detections JSON: one object for an image file, else an array
   std::string draw;        // drawn images: a file for one image, else a folder ("" for none)
   bool pipeline = false;   // read + letterbox, inference, decode + outputs in three threads
-  // With pipeline: kAuto runs the first 4 frames serially, measures their stages and runs the
-  // rest in threads only where that is predicted faster (giving read and post a core of
-  // inference's where inference took them all), else serially; the report says what it chose
-  // and why. kThreads (and drop_late, for live sources) always runs three threads with the
-  // inference threads asked.
+  // With pipeline: kAuto runs the first 4 frames serially, measures their stages and predicts
+  // whether threads are faster; the rest runs in windows (about 3 s each), serially or in
+  // threads, keeping the mode measured faster and trying the other now and then, so that other
+  // work on the machine cannot make the choice a loss for long. The report says what it
+  // predicted, each change of mode and the frames each mode ran. kThreads (and drop_late, for
+  // live sources) always runs three threads. Inference keeps the threads asked in every mode.
   PipelineMode pipeline_mode = PipelineMode::kAuto;
   size_t queue = 4;  // frames each pipeline queue holds (1 to 4096)
   // Live sources, pipeline only: when inference falls behind, drop the oldest waiting frame

@@ -155,8 +155,10 @@ def detect(model, source, *, json=None, draw=None, pipeline=_DEFAULT, pipeline_m
     an array); draw: drawn images (a file for one image, else a folder); pipeline: overlap
     reading, inference and decoding in three threads (queue frames each; drop_late: drop the
     oldest waiting frame when inference falls behind a live source); pipeline_mode "auto"
-    measures the first 4 frames serially and overlaps only where that is faster (the report's
-    ``pipeline_choice`` says what ran and why), "threads" always overlaps. on_frame: a callable
+    measures the first 4 frames serially, then runs in windows, serially or overlapped, keeping
+    whichever measures faster and trying the other now and then (the report's
+    ``pipeline_choice`` says what it predicted, ``pipeline_switches`` each change of mode and
+    ``pipeline_frames`` the frames each mode ran), "threads" always overlaps. on_frame: a callable
     given one line per finished frame. Returns a :class:`DetectReport`. Ctrl-C stops at the next
     frame, writes what finished and raises KeyboardInterrupt; a progress callable answering
     False stops the same way without an exception (the report says ``interrupted``). For frames

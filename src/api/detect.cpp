@@ -94,10 +94,14 @@ DetectReport detect(const Model& model, const std::string& source, const DetectO
     a.pipeline = queues;
     a.infer_threads = ex.threads();
     a.cores = available_cores();
-    a.set_infer_threads = [&](int t) { ex.set_threads(t); };
+    // No set_infer_threads: the executor's threads only go down (Executor::set_threads), and the
+    // run must be able to go back to serial with the threads asked.
     AutoRun run = run_auto_pipeline(stages, a, &halt);
     rep.stats = std::move(run.stats);
     rep.choice = std::move(run.choice);
+    rep.switches = std::move(run.switches);
+    rep.serial_frames = run.serial_frames;
+    rep.threaded_frames = run.threaded_frames;
   }
   rep.infer_threads = ex.threads();
   rep.detections = outputs.detections();

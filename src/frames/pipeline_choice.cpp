@@ -16,7 +16,8 @@ std::string ms(double v) {
 
 }  // namespace
 
-PipelineChoice choose_pipeline(const StageCosts& m, int infer_threads, int cores) {
+PipelineChoice choose_pipeline(const StageCosts& m, int infer_threads, int cores,
+                               bool may_lower_threads) {
   const int t = std::max(1, infer_threads);
   const int spare = cores - t;
   const double side = m.read_ms + m.post_ms;
@@ -42,6 +43,20 @@ PipelineChoice choose_pipeline(const StageCosts& m, int infer_threads, int cores
       return c;
     }
     c.reason = "serial: " + measured + "; overlapping them would save under 5 %";
+    return c;
+  }
+  if (!may_lower_threads && cores > 1) {
+    const double predicted = std::max(m.infer_ms + side / cores, side);
+    if (predicted <= kGainNeeded * c.serial_ms) {
+      take_threads(t, predicted);
+      c.reason = "threads: " + measured + "; read and post share inference's " +
+                 std::to_string(cores) + " cores (predicted " + ms(predicted) +
+                 " a frame, serially " + ms(c.serial_ms) + ")";
+      return c;
+    }
+    c.reason = "serial: " + measured + "; inference takes all " + std::to_string(cores) +
+               " cores, and read and post beside it would save under 5 % (predicted " +
+               ms(predicted) + " a frame)";
     return c;
   }
   const int fewer = std::min(t, cores) - 1;

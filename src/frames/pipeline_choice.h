@@ -8,7 +8,11 @@
 //   one fewer inference thread (inference took every core): max(infer x T / (T - 1), read + post),
 //                           infer scaled as if it used its threads perfectly (it rarely does, so
 //                           the prediction is on the slow side)
+//   inference's threads kept (it took every core and its threads may not be lowered): read and
+//                           post share its C cores, max(infer + (read + post) / C, read + post)
 // The threaded choice is taken when it predicts at least 5 % less than serial; else serial.
+// A prediction only: what other work on the machine does to each is measured while the run goes
+// on (frames/mode_policy.h).
 #pragma once
 #include <string>
 
@@ -26,7 +30,9 @@ struct PipelineChoice {
   std::string reason;     // one line: what was measured and why this was chosen
 };
 
-// `infer_threads`: inference's team as asked; `cores`: the cores this process may run on.
-PipelineChoice choose_pipeline(const StageCosts& measured, int infer_threads, int cores);
+// `infer_threads`: inference's team as asked; `cores`: the cores this process may run on;
+// `may_lower_threads`: whether the threaded mode may run inference on fewer threads.
+PipelineChoice choose_pipeline(const StageCosts& measured, int infer_threads, int cores,
+                               bool may_lower_threads = true);
 
 }  // namespace edgeq

@@ -13,6 +13,19 @@ nlohmann::json latency_json(const LatencySummary& s) {
 
 const Stage kStages[] = {Stage::kRead, Stage::kInfer, Stage::kPost};
 
+nlohmann::json switch_json(const ModeSwitch& s) {
+  return {{"kind", switch_kind_name(s.kind)},
+          {"frame", s.frame},
+          {"from", run_mode_name(s.from)},
+          {"to", run_mode_name(s.to)},
+          {"measured_ms", s.measured_ms},
+          {"compared_ms", s.compared_ms ? nlohmann::json(*s.compared_ms) : nlohmann::json()},
+          {"reason", s.reason}};
+}
+
+// The changes of mode the summary lists; the JSON report has them all.
+constexpr size_t kSwitchLines = 6;
+
 }  // namespace
 
 nlohmann::json run_report_json(const RunReport& r) {
@@ -44,6 +57,12 @@ nlohmann::json run_report_json(const RunReport& r) {
                               {"predicted_serial_ms", r.choice->serial_ms},
                               {"predicted_ms", r.choice->chosen_ms},
                               {"reason", r.choice->reason}};
+    if (r.choice) {
+      nlohmann::json switches = nlohmann::json::array();
+      for (const ModeSwitch& sw : r.switches) switches.push_back(switch_json(sw));
+      j["pipeline_switches"] = std::move(switches);
+      j["pipeline_frames"] = {{"serial", r.serial_frames}, {"threads", r.threaded_frames}};
+    }
     j["queue"] = r.queue;
     j["drop_late"] = r.drop_late;
     j["queue_high_water"] = {s.queue_high_water[0], s.queue_high_water[1]};
@@ -62,13 +81,22 @@ void print_run_summary(const RunReport& r, std::ostream& os) {
   };
   for (Stage st : kStages) row(stage_name(st), s.timings.stage(st));
   row("end-to-end", s.timings.end_to_end());
-  if (r.choice) os << "pipeline " << r.choice->reason << "\n";
+  if (r.choice) {
+    os << "pipeline " << r.choice->reason << "\n";
+    for (size_t i = 0; i < r.switches.size() && i < kSwitchLines; ++i)
+      os << "  frame " << r.switches[i].frame << ": " << r.switches[i].reason << "\n";
+    if (r.switches.size() > kSwitchLines)
+      os << "  and " << r.switches.size() - kSwitchLines
+         << " more changes of mode (the JSON report lists them all)\n";
+    os << "pipeline frames: " << r.serial_frames << " serially, " << r.threaded_frames
+       << " in threads\n";
+  }
   if (s.interrupted) os << "interrupted: stopped reading; the frames already read were finished\n";
   std::snprintf(line, sizeof line, "%.1f frames/s", s.frames_per_s());
   os << s.timings.frames() << " frame(s), " << r.detections << " detection(s) in "
      << format_duration(s.wall_s) << " (" << line << ", "
      << (!r.pipeline ? std::string("serial")
-         : r.choice && !r.choice->threaded
+         : r.choice && r.threaded_frames == 0
              ? "pipeline " + std::string(name(r.pipeline_mode)) + ": serial"
              : "pipeline " + std::string(name(r.pipeline_mode)) + ", queue " +
                    std::to_string(r.queue))

@@ -1,14 +1,17 @@
 // What `edgeq run` reports about a run over frames: the summary printed at the end and the JSON
 // of --report (and of the ledger's run row): per-stage P50 / P95 / max, end-to-end P50 / P95,
-// throughput, dropped and skipped frames, peak RSS.
+// throughput, dropped and skipped frames, peak RSS; for the pipeline's auto mode, what it
+// predicted, each change of mode and the frames each mode ran.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "edgeq/choices.h"
 #include "frames/frame_timings.h"
+#include "frames/mode_policy.h"
 #include "frames/pipeline_choice.h"
 
 namespace edgeq {
@@ -17,7 +20,9 @@ struct RunReport {
   std::string model, source;
   bool pipeline = false;
   PipelineMode pipeline_mode = PipelineMode::kAuto;  // pipeline only
-  std::optional<PipelineChoice> choice;              // what "auto" chose
+  std::optional<PipelineChoice> choice;              // what "auto" predicted first
+  std::vector<ModeSwitch> switches;                  // "auto": its changes of mode since
+  size_t serial_frames = 0, threaded_frames = 0;     // "auto": the frames each mode ran
   size_t queue = 0;                                  // pipeline only
   bool drop_late = false;
   int infer_threads = 0;  // the executor's (after the choice); read and post use one thread each
