@@ -75,8 +75,8 @@ rows.forEach((row, i) => {
               `   ${(e / o).toFixed(3).padStart(7)}   ${(e / fp32).toFixed(3).padStart(10)}   ${(100 * frac).toFixed(0).padStart(6)}%   ${per.join(" ")}`);
 });
 console.log(`(median of ${rounds} alternating rounds, each its median; ORT runs each file once per round with its own kernels; w8a8 = --saturation-safe,`);
-console.log(" w8a8p = the plain W8A8 file (split weights where a pair can overflow on a CPU without VNNI); of peak: the run's multiply-add");
-console.log(" work at the CPU's measured peak over its median time;");
+console.log(" w8a8p = the plain W8A8 file (split weights where a pair can overflow on a CPU without VNNI); of peak: the multiply-add work of each run");
+console.log(" at the measured CPU peak over its median time;");
 console.log(" per-round ratios far apart mean a noisy host: run again)");
 ' "$tmp" "$ROWS" "$MODEL" "$THREADS" "$ROUNDS"
 }
