@@ -28,24 +28,30 @@ namespace {
   "vpmaddwd " EDGEQ_R(w, 14) ", " EDGEQ_R(w, t) ", " EDGEQ_R(w, t) "\n\t"    \
   "vpaddd " EDGEQ_R(w, t) ", " EDGEQ_R(w, acc) ", " EDGEQ_R(w, acc) "\n\t"
 #define EDGEQ_ZERO(n) "vpxor %%xmm" #n ", %%xmm" #n ", %%xmm" #n "\n\t"  // VEX: the whole register
-#define EDGEQ_ZERO_ACC                                                                \
-  EDGEQ_ZERO(0)                                                                       \
-  EDGEQ_ZERO(1)                                                                       \
-  EDGEQ_ZERO(2) EDGEQ_ZERO(3) EDGEQ_ZERO(4) EDGEQ_ZERO(5) EDGEQ_ZERO(6) EDGEQ_ZERO(7) \
-      EDGEQ_ZERO(8) EDGEQ_ZERO(9) EDGEQ_ZERO(10) EDGEQ_ZERO(11)
+// clang-format off
+#define EDGEQ_ZERO_ACC                                                        \
+  EDGEQ_ZERO(0) EDGEQ_ZERO(1) EDGEQ_ZERO(2) EDGEQ_ZERO(3) EDGEQ_ZERO(4)       \
+  EDGEQ_ZERO(5) EDGEQ_ZERO(6) EDGEQ_ZERO(7) EDGEQ_ZERO(8) EDGEQ_ZERO(9)       \
+  EDGEQ_ZERO(10) EDGEQ_ZERO(11)
+// clang-format on
 #define EDGEQ_X10(M, w) \
   M(w, 0) M(w, 1) M(w, 2) M(w, 3) M(w, 4) M(w, 5) M(w, 6) M(w, 7) M(w, 8) M(w, 9)
-#define EDGEQ_STORE10(w, W)                                                      \
-  EDGEQ_STORE(w, 0, 0)                                                           \
-  EDGEQ_STORE(w, 1, W * 1)                                                       \
-  EDGEQ_STORE(w, 2, W * 2) EDGEQ_STORE(w, 3, W * 3) EDGEQ_STORE(w, 4, W * 4)     \
-      EDGEQ_STORE(w, 5, W * 5) EDGEQ_STORE(w, 6, W * 6) EDGEQ_STORE(w, 7, W * 7) \
-          EDGEQ_STORE(w, 8, W * 8) EDGEQ_STORE(w, 9, W * 9)
-#define EDGEQ_STORE_ACC8(w, W)                                               \
-  EDGEQ_STORE(w, 4, 0)                                                       \
-  EDGEQ_STORE(w, 5, W * 1)                                                   \
-  EDGEQ_STORE(w, 6, W * 2) EDGEQ_STORE(w, 7, W * 3) EDGEQ_STORE(w, 8, W * 4) \
-      EDGEQ_STORE(w, 9, W * 5) EDGEQ_STORE(w, 10, W * 6) EDGEQ_STORE(w, 11, W * 7)
+#define EDGEQ_STORE10(w, W) \
+  EDGEQ_STORE(w, 0, 0)      \
+  EDGEQ_STORE(w, 1, W * 1)  \
+  EDGEQ_STORE(w, 2, W * 2)  \
+  EDGEQ_STORE(w, 3, W * 3)  \
+  EDGEQ_STORE(w, 4, W * 4)  \
+  EDGEQ_STORE(w, 5, W * 5)  \
+  EDGEQ_STORE(w, 6, W * 6)  \
+  EDGEQ_STORE(w, 7, W * 7) EDGEQ_STORE(w, 8, W * 8) EDGEQ_STORE(w, 9, W * 9)
+#define EDGEQ_STORE_ACC8(w, W) \
+  EDGEQ_STORE(w, 4, 0)         \
+  EDGEQ_STORE(w, 5, W * 1)     \
+  EDGEQ_STORE(w, 6, W * 2)     \
+  EDGEQ_STORE(w, 7, W * 3)     \
+  EDGEQ_STORE(w, 8, W * 4)     \
+  EDGEQ_STORE(w, 9, W * 5) EDGEQ_STORE(w, 10, W * 6) EDGEQ_STORE(w, 11, W * 7)
 #define EDGEQ_CLOBBERS                                                                     \
   "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", \
       "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "memory", "cc"
@@ -67,11 +73,12 @@ void fma_zmm(int64_t n, const float* one, void* out) {
                    : [one] "r"(one), [out] "r"(out)
                    : EDGEQ_CLOBBERS);
 }
-#define EDGEQ_MADDUBS8(w)                                                                     \
-  EDGEQ_MADDUBS(w, 0, 4)                                                                      \
-  EDGEQ_MADDUBS(w, 1, 5)                                                                      \
-  EDGEQ_MADDUBS(w, 2, 6) EDGEQ_MADDUBS(w, 3, 7) EDGEQ_MADDUBS(w, 0, 8) EDGEQ_MADDUBS(w, 1, 9) \
-      EDGEQ_MADDUBS(w, 2, 10) EDGEQ_MADDUBS(w, 3, 11)
+#define EDGEQ_MADDUBS8(w) \
+  EDGEQ_MADDUBS(w, 0, 4)  \
+  EDGEQ_MADDUBS(w, 1, 5)  \
+  EDGEQ_MADDUBS(w, 2, 6)  \
+  EDGEQ_MADDUBS(w, 3, 7)  \
+  EDGEQ_MADDUBS(w, 0, 8) EDGEQ_MADDUBS(w, 1, 9) EDGEQ_MADDUBS(w, 2, 10) EDGEQ_MADDUBS(w, 3, 11)
 void maddubs_ymm(int64_t n, const int8_t* one8, const int16_t* one16, void* out) {
   __asm__ volatile(EDGEQ_ZERO_ACC "vpbroadcastb (%[one8]), %%ymm15\n\t"
                    "vpbroadcastw (%[one16]), %%ymm14\n\t"
