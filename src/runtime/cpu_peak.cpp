@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <map>
 #include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -58,66 +59,49 @@ namespace {
   "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", \
       "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "memory", "cc"
 
-// Each loop: accumulators zeroed, `n` iterations, accumulators stored to `out` (10 or 8 vectors).
-void fma_ymm(int64_t n, const float* one, void* out) {
-  __asm__ volatile(EDGEQ_ZERO_ACC "vbroadcastss (%[one]), %%ymm15\n\t"
-                   "1:\n\t" EDGEQ_X10(EDGEQ_FMA, "ymm") "dec %[n]\n\t"
-                   "jnz 1b\n\t" EDGEQ_STORE10("ymm", 32) "vzeroupper\n\t"
-                   : [n] "+r"(n)
-                   : [one] "r"(one), [out] "r"(out)
-                   : EDGEQ_CLOBBERS);
-}
-void fma_zmm(int64_t n, const float* one, void* out) {
-  __asm__ volatile(EDGEQ_ZERO_ACC "vbroadcastss (%[one]), %%zmm15\n\t"
-                   "1:\n\t" EDGEQ_X10(EDGEQ_FMA, "zmm") "dec %[n]\n\t"
-                   "jnz 1b\n\t" EDGEQ_STORE10("zmm", 64) "vzeroupper\n\t"
-                   : [n] "+r"(n)
-                   : [one] "r"(one), [out] "r"(out)
-                   : EDGEQ_CLOBBERS);
-}
+// The loops' inputs: ones of each type, at the offsets the assembly reads them from.
+struct PeakOnes {
+  float f32 = 1.f;  // 0(%[ones])
+  int8_t s8 = 1;    // 4(%[ones])
+  int16_t s16 = 1;  // 6(%[ones])
+};
+static_assert(offsetof(PeakOnes, s8) == 4 && offsetof(PeakOnes, s16) == 6, "the loops' offsets");
+
+// One loop: accumulators zeroed, `setup` (the inputs broadcast), `n` iterations of `body`,
+// `store` (the accumulators to `out`: 10 or 8 vectors).
+#define EDGEQ_PEAK_LOOP(name, setup, body, store)                                      \
+  void name(int64_t n, const PeakOnes* ones, void* out) {                              \
+    __asm__ volatile(EDGEQ_ZERO_ACC setup "1:\n\t" body "dec %[n]\n\tjnz 1b\n\t" store \
+                                          "vzeroupper\n\t"                             \
+                     : [n] "+r"(n)                                                     \
+                     : [ones] "r"(ones), [out] "r"(out)                                \
+                     : EDGEQ_CLOBBERS);                                                \
+  }
+#define EDGEQ_ONES_F32(w) "vbroadcastss (%[ones]), %%" w "15\n\t"
+#define EDGEQ_ONES_S8_S16(w) \
+  "vpbroadcastb 4(%[ones]), %%" w "15\n\tvpbroadcastw 6(%[ones]), %%" w "14\n\t"
 #define EDGEQ_MADDUBS8(w) \
   EDGEQ_MADDUBS(w, 0, 4)  \
   EDGEQ_MADDUBS(w, 1, 5)  \
   EDGEQ_MADDUBS(w, 2, 6)  \
   EDGEQ_MADDUBS(w, 3, 7)  \
   EDGEQ_MADDUBS(w, 0, 8) EDGEQ_MADDUBS(w, 1, 9) EDGEQ_MADDUBS(w, 2, 10) EDGEQ_MADDUBS(w, 3, 11)
-void maddubs_ymm(int64_t n, const int8_t* one8, const int16_t* one16, void* out) {
-  __asm__ volatile(EDGEQ_ZERO_ACC "vpbroadcastb (%[one8]), %%ymm15\n\t"
-                   "vpbroadcastw (%[one16]), %%ymm14\n\t"
-                   "1:\n\t" EDGEQ_MADDUBS8("ymm") "dec %[n]\n\t"
-                   "jnz 1b\n\t" EDGEQ_STORE_ACC8("ymm", 32) "vzeroupper\n\t"
-                   : [n] "+r"(n)
-                   : [one8] "r"(one8), [one16] "r"(one16), [out] "r"(out)
-                   : EDGEQ_CLOBBERS);
-}
-void maddubs_zmm(int64_t n, const int8_t* one8, const int16_t* one16, void* out) {
-  __asm__ volatile(EDGEQ_ZERO_ACC "vpbroadcastb (%[one8]), %%zmm15\n\t"
-                   "vpbroadcastw (%[one16]), %%zmm14\n\t"
-                   "1:\n\t" EDGEQ_MADDUBS8("zmm") "dec %[n]\n\t"
-                   "jnz 1b\n\t" EDGEQ_STORE_ACC8("zmm", 64) "vzeroupper\n\t"
-                   : [n] "+r"(n)
-                   : [one8] "r"(one8), [one16] "r"(one16), [out] "r"(out)
-                   : EDGEQ_CLOBBERS);
-}
 #define EDGEQ_VNNI_VEX(w, n) \
   "%{vex%} vpdpbusd " EDGEQ_R(w, 15) ", " EDGEQ_R(w, 15) ", " EDGEQ_R(w, n) "\n\t"
 #define EDGEQ_VNNI(w, n) "vpdpbusd " EDGEQ_R(w, 15) ", " EDGEQ_R(w, 15) ", " EDGEQ_R(w, n) "\n\t"
-void vnni_ymm(int64_t n, const int8_t* one8, void* out) {
-  __asm__ volatile(EDGEQ_ZERO_ACC "vpbroadcastb (%[one8]), %%ymm15\n\t"
-                   "1:\n\t" EDGEQ_X10(EDGEQ_VNNI_VEX, "ymm") "dec %[n]\n\t"
-                   "jnz 1b\n\t" EDGEQ_STORE10("ymm", 32) "vzeroupper\n\t"
-                   : [n] "+r"(n)
-                   : [one8] "r"(one8), [out] "r"(out)
-                   : EDGEQ_CLOBBERS);
-}
-void vnni_zmm(int64_t n, const int8_t* one8, void* out) {
-  __asm__ volatile(EDGEQ_ZERO_ACC "vpbroadcastb (%[one8]), %%zmm15\n\t"
-                   "1:\n\t" EDGEQ_X10(EDGEQ_VNNI, "zmm") "dec %[n]\n\t"
-                   "jnz 1b\n\t" EDGEQ_STORE10("zmm", 64) "vzeroupper\n\t"
-                   : [n] "+r"(n)
-                   : [one8] "r"(one8), [out] "r"(out)
-                   : EDGEQ_CLOBBERS);
-}
+
+EDGEQ_PEAK_LOOP(fma_ymm, EDGEQ_ONES_F32("ymm"), EDGEQ_X10(EDGEQ_FMA, "ymm"),
+                EDGEQ_STORE10("ymm", 32))
+EDGEQ_PEAK_LOOP(fma_zmm, EDGEQ_ONES_F32("zmm"), EDGEQ_X10(EDGEQ_FMA, "zmm"),
+                EDGEQ_STORE10("zmm", 64))
+EDGEQ_PEAK_LOOP(maddubs_ymm, EDGEQ_ONES_S8_S16("ymm"), EDGEQ_MADDUBS8("ymm"),
+                EDGEQ_STORE_ACC8("ymm", 32))
+EDGEQ_PEAK_LOOP(maddubs_zmm, EDGEQ_ONES_S8_S16("zmm"), EDGEQ_MADDUBS8("zmm"),
+                EDGEQ_STORE_ACC8("zmm", 64))
+EDGEQ_PEAK_LOOP(vnni_ymm, EDGEQ_ONES_S8_S16("ymm"), EDGEQ_X10(EDGEQ_VNNI_VEX, "ymm"),
+                EDGEQ_STORE10("ymm", 32))
+EDGEQ_PEAK_LOOP(vnni_zmm, EDGEQ_ONES_S8_S16("zmm"), EDGEQ_X10(EDGEQ_VNNI, "zmm"),
+                EDGEQ_STORE10("zmm", 64))
 #endif
 
 #if defined(__x86_64__)
@@ -213,35 +197,23 @@ double run_peak_loop(PeakLoop loop, int64_t iterations) {
   EDGEQ_CHECK(peak_loop_supported(loop), "this CPU cannot run ", peak_loop_info(loop).instruction);
   EDGEQ_CHECK(iterations >= 1, "a peak loop needs at least one iteration");
 #if defined(__x86_64__)
-  alignas(64) static const float one = 1.f;
-  alignas(64) static const int8_t one8 = 1;
-  alignas(64) static const int16_t one16 = 1;
+  static const PeakOnes ones;
   alignas(64) union {
     float f[10 * 16];
     int32_t i[10 * 16];
   } acc{};
   const bool floats = loop == PeakLoop::kFmaYmm || loop == PeakLoop::kFmaZmm;
-  int vectors = 10, lanes = 8;
-  switch (loop) {
-    case PeakLoop::kFmaYmm:
-      fma_ymm(iterations, &one, &acc);
-      break;
-    case PeakLoop::kFmaZmm:
-      fma_zmm(iterations, &one, &acc), lanes = 16;
-      break;
-    case PeakLoop::kMaddubsYmm:
-      maddubs_ymm(iterations, &one8, &one16, &acc), vectors = 8;
-      break;
-    case PeakLoop::kMaddubsZmm:
-      maddubs_zmm(iterations, &one8, &one16, &acc), vectors = 8, lanes = 16;
-      break;
-    case PeakLoop::kVnniYmm:
-      vnni_ymm(iterations, &one8, &acc);
-      break;
-    case PeakLoop::kVnniZmm:
-      vnni_zmm(iterations, &one8, &acc), lanes = 16;
-      break;
-  }
+  const bool zmm =
+      loop == PeakLoop::kFmaZmm || loop == PeakLoop::kMaddubsZmm || loop == PeakLoop::kVnniZmm;
+  const int vectors = loop == PeakLoop::kMaddubsYmm || loop == PeakLoop::kMaddubsZmm ? 8 : 10;
+  const int lanes = zmm ? 16 : 8;
+  void (*const run)(int64_t, const PeakOnes*, void*) = loop == PeakLoop::kFmaYmm       ? fma_ymm
+                                                       : loop == PeakLoop::kFmaZmm     ? fma_zmm
+                                                       : loop == PeakLoop::kMaddubsYmm ? maddubs_ymm
+                                                       : loop == PeakLoop::kMaddubsZmm ? maddubs_zmm
+                                                       : loop == PeakLoop::kVnniYmm    ? vnni_ymm
+                                                                                       : vnni_zmm;
+  run(iterations, &ones, &acc);
   double sum = 0;
   for (int k = 0; k < vectors * lanes; ++k) sum += floats ? double(acc.f[k]) : double(acc.i[k]);
   return sum;
