@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <opencv2/core.hpp>
 #include <optional>
 #include <random>
@@ -46,6 +47,64 @@ struct QConvCase {
   // with a strong same-sign pair (input channels 0 and 1 at the centre tap): the split channels.
   int split_channels = -1;
 };
+
+// One case's random input codes, weights, bias and weight scales, and its graph of one QConv.
+struct QConvGraph {
+  Graph g;
+  Tensor x, w, b;
+  std::vector<float> ws;
+  int64_t pad = 0, oh = 0;
+  FakeQuantParams in{0.05f, -37, 218}, out{0.2f, -100, 155};
+};
+
+QConvGraph qconv_graph(const QConvCase& c, std::mt19937& rng, bool emulate_avx2) {
+  QConvGraph q;
+  const int64_t cig = c.c_in / c.group;
+  q.pad = c.k / 2;
+  q.oh = (c.hw + 2 * q.pad - c.k) / c.stride + 1;
+  q.x = Tensor(DType::kUInt8, {1, c.c_in, c.hw, c.hw});
+  q.w = Tensor(DType::kInt8, {c.c_out, cig, c.k, c.k});
+  q.b = Tensor(DType::kInt32, {c.c_out});
+  Tensor &x = q.x, &w = q.w, &b = q.b;
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<uint8_t>()[i] = rng() % 256;
+  if (c.split_channels < 0) {
+    for (int64_t i = 0; i < w.numel(); ++i) w.data<int8_t>()[i] = int(rng() % 255) - 127;
+  } else {
+    for (int64_t i = 0; i < w.numel(); ++i) w.data<int8_t>()[i] = int(rng() % 127) - 63;
+    const int64_t centre = (c.k / 2) * c.k + c.k / 2;
+    for (int64_t o = 0; o < c.split_channels; ++o) {
+      w.data<int8_t>()[(o * cig + 0) * c.k * c.k + centre] = o % 2 ? -100 : 100;
+      w.data<int8_t>()[(o * cig + 1) * c.k * c.k + centre] = o % 2 ? -90 : 90;
+    }
+  }
+  for (int64_t o = 0; o < c.c_out; ++o) {
+    b.data<int32_t>()[o] = int(rng() % 4001) - 2000;
+    q.ws.push_back(0.002f + 0.0005f * (o % 5));
+  }
+  Graph& g = q.g;
+  g.inputs = {{"x", DType::kUInt8, x.shape()}};
+  g.outputs = {{"y", c.codes_out ? DType::kUInt8 : DType::kFloat32, {}}};
+  g.initializers["w"] = w;
+  g.initializers["b"] = b;
+  Node n{"qconv", "QConv", "edgeq", {"x", "w", "b"}, {"y"}, {}};
+  n.attrs["pads"] = ints({q.pad, q.pad, q.pad, q.pad});
+  n.attrs["strides"] = ints({c.stride, c.stride});
+  n.attrs["group"] = test::int_attr(c.group);
+  n.plan.in_grid = q.in;
+  n.plan.out = q.out;
+  n.plan.weight_scales = q.ws;
+  n.plan.codes_out = c.codes_out;
+  n.plan.emulate_avx2 = emulate_avx2;
+  g.nodes.push_back(n);
+  return q;
+}
+
+Tensor run_qconv(const QConvGraph& q, bool channels_last) {
+  ExecutorOptions eo;
+  eo.channels_last = channels_last;
+  Executor ex(q.g, eo);
+  return ex.run({{"x", q.x}}).at("y");
+}
 
 // Each case against a plain integer reference: no code more than one step off, few one off.
 // `emulate_avx2`: the kernel emulates ONNX Runtime's AVX2 int8 kernels, and the reference adds the
@@ -104,6 +163,28 @@ TEST(QConv, SplitChannelsAreThoseWithAnOverflowingPair) {
   set_int8_pairs_saturate(std::nullopt);
 }
 
+// A split depthwise conv runs edgeq's own exact kernel in NHWC (kernels/depthwise_int8.h) and
+// oneDNN's two int32 convolutions of the weights' halves in the plain layout: both requantize the
+// same exact sums with the same arithmetic, so every output byte agrees (channel counts not a
+// multiple of the vector width, strides, 5x5, codes and float out).
+TEST(QConv, OwnDepthwiseKernelEqualsTheSplitConvolutions) {
+  const std::vector<QConvCase> cases = {{16, 16, 7, 3, 1, 16, true},  {13, 13, 9, 3, 2, 13, true},
+                                        {12, 12, 8, 5, 1, 12, false}, {40, 40, 11, 3, 1, 40, false},
+                                        {24, 24, 10, 3, 2, 24, true}, {8, 8, 6, 5, 2, 8, false}};
+  set_int8_pairs_saturate(true);
+  std::mt19937 rng(11);
+  for (const QConvCase& c : cases) {
+    SCOPED_TRACE("channels " + std::to_string(c.c_in) + " k " + std::to_string(c.k) + " stride " +
+                 std::to_string(c.stride));
+    const QConvGraph q = qconv_graph(c, rng, false);
+    const Tensor nhwc = run_qconv(q, true), plain = run_qconv(q, false);
+    ASSERT_EQ(nhwc.shape(), plain.shape());
+    ASSERT_EQ(nhwc.dtype(), plain.dtype());
+    EXPECT_EQ(0, std::memcmp(nhwc.raw(), plain.raw(), nhwc.nbytes()));
+  }
+  set_int8_pairs_saturate(std::nullopt);
+}
+
 // --emulate avx2: the same cases (padding, strides, groups, depthwise, codes and float out) against
 // the saturating reference, on either of this CPU's exact paths underneath.
 TEST(QConv, EmulatesOnnxRuntimesSaturatingPairs) {
@@ -147,48 +228,14 @@ TEST(QConv, WeightPairsThatCanOverflowAndTheirSplit) {
 void check_qconv_cases(const std::vector<QConvCase>& cases, bool emulate_avx2) {
   std::mt19937 rng(7);
   for (const QConvCase& c : cases) {
-    const int64_t pad = c.k / 2, cig = c.c_in / c.group, cog = c.c_out / c.group;
-    const int64_t oh = (c.hw + 2 * pad - c.k) / c.stride + 1;
-    const FakeQuantParams in{0.05f, -37, 218}, out{0.2f, -100, 155};
-    Tensor x(DType::kUInt8, {1, c.c_in, c.hw, c.hw}), w(DType::kInt8, {c.c_out, cig, c.k, c.k});
-    Tensor b(DType::kInt32, {c.c_out});
-    std::vector<float> ws;
-    for (int64_t i = 0; i < x.numel(); ++i) x.data<uint8_t>()[i] = rng() % 256;
-    if (c.split_channels < 0) {
-      for (int64_t i = 0; i < w.numel(); ++i) w.data<int8_t>()[i] = int(rng() % 255) - 127;
-    } else {
-      for (int64_t i = 0; i < w.numel(); ++i) w.data<int8_t>()[i] = int(rng() % 127) - 63;
-      const int64_t centre = (c.k / 2) * c.k + c.k / 2;
-      for (int64_t o = 0; o < c.split_channels; ++o) {
-        w.data<int8_t>()[(o * cig + 0) * c.k * c.k + centre] = o % 2 ? -100 : 100;
-        w.data<int8_t>()[(o * cig + 1) * c.k * c.k + centre] = o % 2 ? -90 : 90;
-      }
-    }
-    for (int64_t o = 0; o < c.c_out; ++o) {
-      b.data<int32_t>()[o] = int(rng() % 4001) - 2000;
-      ws.push_back(0.002f + 0.0005f * (o % 5));
-    }
-    Graph g;
-    g.inputs = {{"x", DType::kUInt8, x.shape()}};
-    g.outputs = {{"y", c.codes_out ? DType::kUInt8 : DType::kFloat32, {}}};
-    g.initializers["w"] = w;
-    g.initializers["b"] = b;
-    Node n{"qconv", "QConv", "edgeq", {"x", "w", "b"}, {"y"}, {}};
-    n.attrs["pads"] = ints({pad, pad, pad, pad});
-    n.attrs["strides"] = ints({c.stride, c.stride});
-    n.attrs["group"] = test::int_attr(c.group);
-    n.plan.in_grid = in;
-    n.plan.out = out;
-    n.plan.weight_scales = ws;
-    n.plan.codes_out = c.codes_out;
-    n.plan.emulate_avx2 = emulate_avx2;
-    g.nodes.push_back(n);
+    const QConvGraph q = qconv_graph(c, rng, emulate_avx2);
+    const int64_t pad = q.pad, oh = q.oh, cig = c.c_in / c.group, cog = c.c_out / c.group;
+    const FakeQuantParams &in = q.in, &out = q.out;
+    const Tensor &x = q.x, &w = q.w, &b = q.b;
+    const std::vector<float>& ws = q.ws;
     for (bool channels_last : {true, false}) {
       SCOPED_TRACE(channels_last ? "NHWC" : "plain layout");
-      ExecutorOptions eo;
-      eo.channels_last = channels_last;
-      Executor ex(g, eo);
-      Tensor y = ex.run({{"x", x}}).at("y");
+      Tensor y = run_qconv(q, channels_last);
       ASSERT_EQ(y.shape(), (Shape{1, c.c_out, oh, oh}));
       int64_t off_by_one = 0, worse = 0, saturated = 0;
       const int64_t zero_code = -int64_t(in.lo);

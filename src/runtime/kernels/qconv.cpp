@@ -16,7 +16,9 @@
 // exact integer sum on every CPU. An ungrouped conv splits only the channels that need it (on
 // yolo11n-pose about 5% of the split convolutions' work): the first convolution runs every channel
 // (whole weights, first halves where split), the second only the split channels' second halves.
-// A grouped conv, or one where most channels split, runs both halves of every channel.
+// A grouped conv, or one where most channels split, runs both halves of every channel, except a
+// depthwise conv in NHWC: its exact sums come from edgeq's own kernel (depthwise_int8.h) in one
+// pass, requantized with the same arithmetic.
 //
 // Under emulation of avx2 (plan.emulate_avx2) the accumulator is instead what ONNX Runtime's int8
 // kernels compute on x86 without VNNI: the exact sums, then, for each pair of products MLAS adds
@@ -32,6 +34,7 @@
 #include "runtime/int8_lowering.h"
 #include "runtime/int8_pairs.h"
 #include "runtime/kernels/conv_common.h"
+#include "runtime/kernels/depthwise_int8.h"
 #include "runtime/kernels/registry.h"
 #include "runtime/pair_saturation.h"
 
@@ -90,6 +93,25 @@ EDGEQ_SIMD_CLONES(template <bool per_value>, void, requant_values, requant_value
                    int64_t n, RequantRun rq, float* y),
                   (a, b, bias, scale, n, rq, y))
 
+// The clone of requant_codes / requant_values for simd_level(): one bias and scale a run
+// (`per_value` false) or one a value.
+using RequantCodes = void (*)(const int32_t*, const int32_t*, const float*, const float*, int64_t,
+                              RequantRun, uint8_t*);
+using RequantValues = void (*)(const int32_t*, const int32_t*, const float*, const float*, int64_t,
+                               RequantRun, float*);
+RequantCodes requant_codes_for(bool per_value) {
+  return per_value ? simd_pick(requant_codes_avx512<true>, requant_codes_avx2<true>,
+                               requant_codes_scalar<true>)
+                   : simd_pick(requant_codes_avx512<false>, requant_codes_avx2<false>,
+                               requant_codes_scalar<false>);
+}
+RequantValues requant_values_for(bool per_value) {
+  return per_value ? simd_pick(requant_values_avx512<true>, requant_values_avx2<true>,
+                               requant_values_scalar<true>)
+                   : simd_pick(requant_values_avx512<false>, requant_values_avx2<false>,
+                               requant_values_scalar<false>);
+}
+
 int8_t keep_weight(int8_t w) {
   return w;
 }
@@ -110,7 +132,10 @@ class QConv final : public Kernel {
     }
     const bool some_rows = split && saturating_.empty() && s.geom.group == 1 &&
                            2 * static_cast<int64_t>(rows.size()) <= c_out;
-    if (some_rows) {  // the fused convolution for all, its split channels' values replaced
+    if (split && saturating_.empty() && layout_ == Layout::kNHWC && is_depthwise_conv(s.geom)) {
+      depthwise_ = std::make_unique<DepthwiseInt8Sums>(s.geom, s.weight_data);
+      no_sums_.assign(size_t(c_out), 0);
+    } else if (some_rows) {  // the fused convolution for all, its split channels' values replaced
       split_rows_ = rows;
       first_.resize(size_t(shape_numel(geom_.output_shape()) / c_out) * 2 * rows.size());
       second_ = std::make_unique<DnnlConv>(halves_of_rows(s, rows));
@@ -121,7 +146,7 @@ class QConv final : public Kernel {
       if (split) second_ = std::make_unique<DnnlConv>(half(s, split_second));
       s = half(s, split ? split_first : keep_weight);
     }
-    conv_ = std::make_unique<DnnlConv>(std::move(s));
+    if (!depthwise_) conv_ = std::make_unique<DnnlConv>(std::move(s));
     outputs.push_back(
         {codes_out_ ? DType::kUInt8 : DType::kFloat32, geom_.output_shape(), nullptr});
     applies_fake_quant = true;
@@ -129,6 +154,7 @@ class QConv final : public Kernel {
 
   void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
     const void* x = in[0]->raw();
+    if (depthwise_) return run_depthwise(static_cast<const uint8_t*>(x), out[0]->raw());
     if (!sums_) {
       conv_->run(x, out[0]->raw(), src_zero_point_, dst_zero_point_);
       if (split_rows_.empty()) return;
@@ -197,10 +223,8 @@ class QConv final : public Kernel {
     const int64_t c_out = g.dst_dims[1], hw = g.dst_dims[2] * g.dst_dims[3];
     const int64_t n_rows = static_cast<int64_t>(split_rows_.size());
     const RequantRun rq{requant_.fake_quant, float(dst_zero_point_)};
-    const auto codes = simd_pick(requant_codes_avx512<false>, requant_codes_avx2<false>,
-                                 requant_codes_scalar<false>);
-    const auto values = simd_pick(requant_values_avx512<false>, requant_values_avx2<false>,
-                                  requant_values_scalar<false>);
+    const RequantCodes codes = requant_codes_for(false);
+    const RequantValues values = requant_values_for(false);
     // NHWC: one value a pixel per channel (strided); plain: one channel's plane a run.
     const bool nhwc = layout_ == Layout::kNHWC;
     const int64_t runs = g.dst_dims[0] * (nhwc ? hw : 1) * n_rows, run = nhwc ? 1 : hw;
@@ -228,14 +252,8 @@ class QConv final : public Kernel {
     const bool nhwc = layout_ == Layout::kNHWC;
     const int64_t runs = g.dst_dims[0] * (nhwc ? hw : c_out), run = nhwc ? c_out : hw;
     RequantRun rq{requant_.fake_quant, float(dst_zero_point_)};
-    const auto codes = nhwc ? simd_pick(requant_codes_avx512<true>, requant_codes_avx2<true>,
-                                        requant_codes_scalar<true>)
-                            : simd_pick(requant_codes_avx512<false>, requant_codes_avx2<false>,
-                                        requant_codes_scalar<false>);
-    const auto values = nhwc ? simd_pick(requant_values_avx512<true>, requant_values_avx2<true>,
-                                         requant_values_scalar<true>)
-                             : simd_pick(requant_values_avx512<false>, requant_values_avx2<false>,
-                                         requant_values_scalar<false>);
+    const RequantCodes codes = requant_codes_for(nhwc);
+    const RequantValues values = requant_values_for(nhwc);
 #pragma omp parallel for schedule(static)
     for (int64_t r = 0; r < runs; ++r) {
       const int64_t c = nhwc ? 0 : r % c_out, at = r * run;
@@ -247,6 +265,35 @@ class QConv final : public Kernel {
       else
         values(first_.data() + at, second_sums_.data() + at, bias, scale, run, rq,
                static_cast<float*>(out) + at);
+    }
+  }
+
+  // out = the depthwise sums requantized (requant_codes / requant_values), a row of output pixels
+  // at a time on each thread.
+  void run_depthwise(const uint8_t* x, void* out) const {
+    const ConvGeometry& g = geom_;
+    const int64_t c = g.dst_dims[1], rows = g.dst_dims[0] * g.dst_dims[2], width = g.dst_dims[3];
+    const RequantRun rq{requant_.fake_quant, float(dst_zero_point_)};
+    const RequantCodes codes = requant_codes_for(true);
+    const RequantValues values = requant_values_for(true);
+    const float* bias = requant_.bias.data();
+    const float* scale = requant_.scales.data();
+#pragma omp parallel
+    {
+      std::vector<int32_t> sums(size_t(depthwise_->row_values()));
+#pragma omp for schedule(static)
+      for (int64_t r = 0; r < rows; ++r) {
+        depthwise_->row(x, src_zero_point_, r / g.dst_dims[2], r % g.dst_dims[2], sums.data());
+        for (int64_t p = 0; p < width; ++p) {
+          const int64_t at = (r * width + p) * c;
+          if (codes_out_)
+            codes(sums.data() + p * c, no_sums_.data(), bias, scale, c, rq,
+                  static_cast<uint8_t*>(out) + at);
+          else
+            values(sums.data() + p * c, no_sums_.data(), bias, scale, c, rq,
+                   static_cast<float*>(out) + at);
+        }
+      }
     }
   }
 
@@ -333,6 +380,10 @@ class QConv final : public Kernel {
   // convolution of both their halves, into first_.
   std::vector<int64_t> split_rows_;
   std::vector<SaturatingPair> saturating_;  // --emulate avx2
+  // A split depthwise conv in NHWC: its exact sums, and zeros for the requantization's second
+  // set of sums (one per channel).
+  std::unique_ptr<DepthwiseInt8Sums> depthwise_;
+  std::vector<int32_t> no_sums_;
 };
 
 }  // namespace
