@@ -35,6 +35,7 @@
 #include "runtime/int8_pairs.h"
 #include "runtime/kernels/conv_common.h"
 #include "runtime/kernels/depthwise_int8.h"
+#include "runtime/kernels/pad_codes.h"
 #include "runtime/kernels/registry.h"
 #include "runtime/pair_saturation.h"
 
@@ -154,6 +155,7 @@ class QConv final : public Kernel {
 
   void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
     const void* x = in[0]->raw();
+    if (pad_input_) x = padded_input(static_cast<const uint8_t*>(x));
     if (depthwise_) return run_depthwise(static_cast<const uint8_t*>(x), out[0]->raw());
     if (!sums_) {
       conv_->run(x, out[0]->raw(), src_zero_point_, dst_zero_point_);
@@ -268,6 +270,30 @@ class QConv final : public Kernel {
     }
   }
 
+  // The input codes with the padding written out in the zero point's code, in a buffer of the
+  // calling thread's shared by its QConvs (one runs at a time on it).
+  const uint8_t* padded_input(const uint8_t* x) const {
+    static thread_local std::vector<uint8_t> buffer;
+    const ConvGeometry p = padded_input_geometry(geom_);
+    buffer.resize(size_t(p.src_dims[0] * p.src_dims[1] * p.src_dims[2] * p.src_dims[3]));
+    pad_codes(x, geom_, layout_, static_cast<uint8_t>(input_zero_point_), buffer.data());
+    return buffer.data();
+  }
+
+  // Whether float holds every value the fused path adds for each channel exactly, with or
+  // without the zero point folded into the bias: the sums of products with any codes 0..255,
+  // and the bias with the fold (so |bias| + 255 x sum |w| below 2^24).
+  static bool sums_exact_in_float(const Tensor& w, const std::vector<int64_t>& bias) {
+    const int64_t c_out = w.dim(0), per_out = w.numel() / c_out;
+    for (int64_t c = 0; c < c_out; ++c) {
+      int64_t magnitude = 0;
+      for (int64_t k = 0; k < per_out; ++k)
+        magnitude += std::abs(w.data<int8_t>()[c * per_out + k]);
+      if (255 * magnitude + std::llabs(bias[size_t(c)]) >= (int64_t{1} << 24)) return false;
+    }
+    return true;
+  }
+
   // out = the depthwise sums requantized (requant_codes / requant_values), a row of output pixels
   // at a time on each thread.
   void run_depthwise(const uint8_t* x, void* out) const {
@@ -325,13 +351,6 @@ class QConv final : public Kernel {
     s.dst = codes_out_ ? dnnl::memory::data_type::u8 : dnnl::memory::data_type::f32;
     s.weight_data = w;
     src_zero_point_ = input_zero_point_ = static_cast<int32_t>(-in.lo);
-    // Without padding every tap reads a real code, so sum((x - zp) * w) = sum(x * w) - zp * sum(w)
-    // exactly: the zero point folds into the bias and oneDNN runs its faster kernels without
-    // zero-point compensation. (With padding, padded taps must read zp, not code 0.)
-    const bool padded =
-        std::any_of(s.geom.pad_l.begin(), s.geom.pad_l.end(), [](auto p) { return p != 0; }) ||
-        std::any_of(s.geom.pad_r.begin(), s.geom.pad_r.end(), [](auto p) { return p != 0; });
-    const bool fold_zero_point = src_zero_point_ != 0 && !padded;
     const int64_t c_out = w.dim(0), per_out = w.numel() / c_out;
     std::vector<int64_t> bias(c_out, 0);
     if (init.has_input(2)) {
@@ -340,6 +359,17 @@ class QConv final : public Kernel {
                   ": bias must be int32 with one value per output channel");
       for (int64_t c = 0; c < c_out; ++c) bias[c] = b.data<int32_t>()[c];
     }
+    // Without padding every tap reads a real code, so sum((x - zp) * w) = sum(x * w) - zp * sum(w)
+    // exactly: the zero point folds into the bias and oneDNN runs its faster kernels without
+    // zero-point compensation. With padding, padded taps must read zp, not code 0: an ungrouped
+    // conv runs on a copy of its input with the padding written out in zp codes (pad_codes.h),
+    // where float holds every sum and bias exactly either way (oneDNN adds them in float), so
+    // its outputs stay those of the compensating kernel bit for bit.
+    const bool padded = conv_pads(s.geom);
+    pad_input_ = padded && src_zero_point_ != 0 && s.geom.group == 1 && !n.plan.emulate_avx2 &&
+                 sums_exact_in_float(w, bias);
+    if (pad_input_) s.geom = padded_input_geometry(s.geom);
+    const bool fold_zero_point = src_zero_point_ != 0 && (!padded || pad_input_);
     if (fold_zero_point)
       for (int64_t c = 0; c < c_out; ++c) {
         int64_t sum = 0;
@@ -367,6 +397,7 @@ class QConv final : public Kernel {
   ConvGeometry geom_;
   Layout layout_ = Layout::kPlain;
   bool codes_out_ = false;
+  bool pad_input_ = false;  // runs on a copy of the input with the padding written out
   int32_t src_zero_point_ = 0, dst_zero_point_ = 0;
   int32_t input_zero_point_ = 0;    // the input's zero point code, even where folded into the bias
   std::unique_ptr<DnnlConv> conv_;  // all of the weights, or their first halves
