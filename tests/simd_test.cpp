@@ -262,6 +262,30 @@ TEST(Simd, ThreeChannelLayoutConversionAtEveryLevel) {
   }
 }
 
+// An image's uint8 codes from NCHW to NHWC (runtime/interleave3's byte shuffles at each level):
+// every byte in its place, widths around the 16-pixel step and past the work blocks.
+TEST(Simd, ThreeChannelCodesLayoutConversionAtEveryLevel) {
+  LevelGuard guard;
+  for (SimdLevel l : levels()) {
+    set_simd_level(l);
+    for (Shape s : {Shape{1, 3, 1, 1}, Shape{1, 3, 1, 15}, Shape{1, 3, 1, 33}, Shape{2, 3, 5, 9},
+                    Shape{1, 3, 97, 101}, Shape{1, 3, 320, 320}}) {
+      const int64_t n = s[0], h = s[2], w = s[3];
+      Tensor x(DType::kUInt8, s);
+      for (int64_t i = 0; i < x.numel(); ++i) x.data<uint8_t>()[i] = uint8_t(i * 7 + i / 256);
+      Tensor y(DType::kUInt8, {n, h, w, 3});
+      nchw_to_nhwc(x, y);
+      int64_t wrong = 0;
+      for (int64_t a = 0; a < n; ++a)
+        for (int64_t k = 0; k < 3; ++k)
+          for (int64_t i = 0; i < h * w; ++i)
+            wrong += y.data<uint8_t>()[(a * h * w + i) * 3 + k] !=
+                     x.data<uint8_t>()[(a * 3 + k) * h * w + i];
+      EXPECT_EQ(wrong, 0) << simd_level_name(l) << " " << shape_str(s);
+    }
+  }
+}
+
 // NHWC <-> NCHW of floats (runtime/transpose_tile: 8 x 8 register blocks, scalar edges; one
 // channel or one pixel: a copy) at every level, both directions against index arithmetic: sizes
 // below, at and past the 8-element blocks and the 32-element tiles, a channel count past the

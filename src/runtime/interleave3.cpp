@@ -7,7 +7,8 @@
 namespace edgeq {
 namespace {
 
-void interleave3_scalar(const float* p0, const float* p1, const float* p2, float* dst, int64_t n) {
+template <typename T>
+void interleave3_scalar(const T* p0, const T* p1, const T* p2, T* dst, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     dst[3 * i] = p0[i];
     dst[3 * i + 1] = p1[i];
@@ -88,10 +89,44 @@ __attribute__((target("avx2"))) void interleave3_avx2(const float* p0, const flo
   interleave3_scalar(p0 + i, p1 + i, p2 + i, dst + 3 * i, n - i);
 }
 
+// Bytes, 16 pixels a step (SSSE3, which every AVX2 CPU has): each 16-byte output vector ORs
+// one byte shuffle of each plane, the other planes' bytes zeroed (index 0x80).
+__attribute__((target("ssse3"))) void interleave3_bytes_ssse3(const uint8_t* p0, const uint8_t* p1,
+                                                              const uint8_t* p2, uint8_t* dst,
+                                                              int64_t n) {
+  static const Indices<16> at;
+  __m128i pick[3][3];  // [output vector][plane]
+  for (int k = 0; k < 3; ++k)
+    for (int q = 0; q < 3; ++q) {
+      alignas(16) int8_t m[16];
+      for (int p = 0; p < 16; ++p)
+        m[p] = at.plane[k][p] == q ? static_cast<int8_t>(at.pixel[k][p]) : int8_t(-128);
+      pick[k][q] = _mm_load_si128(reinterpret_cast<const __m128i*>(m));
+    }
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p0 + i)),
+                  b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p1 + i)),
+                  c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p2 + i));
+    for (int k = 0; k < 3; ++k) {
+      const __m128i v = _mm_or_si128(
+          _mm_or_si128(_mm_shuffle_epi8(a, pick[k][0]), _mm_shuffle_epi8(b, pick[k][1])),
+          _mm_shuffle_epi8(c, pick[k][2]));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 3 * i + 16 * k), v);
+    }
+  }
+  interleave3_scalar(p0 + i, p1 + i, p2 + i, dst + 3 * i, n - i);
+}
+
 }  // namespace
 
+void interleave3(const uint8_t* p0, const uint8_t* p1, const uint8_t* p2, uint8_t* dst, int64_t n) {
+  simd_pick(interleave3_bytes_ssse3, interleave3_bytes_ssse3, interleave3_scalar<uint8_t>)(
+      p0, p1, p2, dst, n);
+}
+
 void interleave3(const float* p0, const float* p1, const float* p2, float* dst, int64_t n) {
-  simd_pick(interleave3_avx512, interleave3_avx2, interleave3_scalar)(p0, p1, p2, dst, n);
+  simd_pick(interleave3_avx512, interleave3_avx2, interleave3_scalar<float>)(p0, p1, p2, dst, n);
 }
 
 }  // namespace edgeq

@@ -7,5 +7,7 @@
 namespace edgeq {
 
 void interleave3(const float* p0, const float* p1, const float* p2, float* dst, int64_t n);
+// The same for bytes (an image's uint8 codes), with byte shuffles.
+void interleave3(const uint8_t* p0, const uint8_t* p1, const uint8_t* p2, uint8_t* dst, int64_t n);
 
 }  // namespace edgeq

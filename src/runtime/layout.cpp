@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "core/error.h"
 #include "runtime/interleave3.h"
@@ -73,20 +74,23 @@ void transpose_few_rows(const uint8_t* src, uint8_t* dst, int64_t batch, int64_t
     }
 }
 
-// Floats with 3 rows (an RGB image, NCHW -> NHWC): whole output vectors by runtime/interleave3.
-// Work items are column blocks; `seen` gets each block's three source pieces after use.
-void transpose_three_rows(const float* src, float* dst, int64_t batch, int64_t cols,
+// Floats or bytes with 3 rows (an RGB image or its codes, NCHW -> NHWC): whole output vectors by
+// runtime/interleave3. Work items are column blocks; `seen` (floats) gets each block's three
+// source pieces after use.
+template <typename T>
+void transpose_three_rows(const T* src, T* dst, int64_t batch, int64_t cols,
                           const LayoutObserver* seen) {
   constexpr int64_t kCols = 8 * 1024;
   const int64_t blocks = (cols + kCols - 1) / kCols;
 #pragma omp parallel for collapse(2) if (batch * 3 * cols > 256 * 1024)
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t cb = 0; cb < blocks; ++cb) {
-      const float* s = src + b * 3 * cols + cb * kCols;
+      const T* s = src + b * 3 * cols + cb * kCols;
       const int64_t n = std::min(kCols, cols - cb * kCols);
       interleave3(s, s + cols, s + 2 * cols, dst + b * 3 * cols + 3 * cb * kCols, n);
-      if (seen)
-        for (int r = 0; r < 3; ++r) (*seen)(s + r * cols, n);
+      if constexpr (std::is_same_v<T, float>)
+        if (seen)
+          for (int r = 0; r < 3; ++r) (*seen)(s + r * cols, n);
     }
 }
 
@@ -100,7 +104,9 @@ void transpose(const Tensor& src, Tensor& dst, int64_t batch, int64_t rows, int6
     if (seen) (*seen)(src.data<float>(), src.numel());
     return;
   }
-  if (dtype_size(src.dtype()) == 1 && rows <= 64)
+  if (dtype_size(src.dtype()) == 1 && rows == 3)
+    transpose_three_rows(src.data<uint8_t>(), dst.data<uint8_t>(), batch, cols, nullptr);
+  else if (dtype_size(src.dtype()) == 1 && rows <= 64)
     transpose_few_rows(src.data<uint8_t>(), dst.data<uint8_t>(), batch, rows, cols);
   else if (src.dtype() == DType::kFloat32 && rows == 3)
     transpose_three_rows(src.data<float>(), dst.data<float>(), batch, cols, seen);
