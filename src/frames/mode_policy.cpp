@@ -49,7 +49,8 @@ ModePolicy::ModePolicy(double serial_ms, std::optional<double> predicted_threads
   opt_.first_trial_after = std::max<size_t>(1, opt_.first_trial_after);
   opt_.most_windows_between_trials =
       std::max(opt_.first_trial_after, opt_.most_windows_between_trials);
-  last_ms_[at(RunMode::kSerial)] = serial_ms;
+  opt_.recent_windows = std::max<size_t>(1, opt_.recent_windows);
+  recent_[at(RunMode::kSerial)].push_back(serial_ms);
   gap_ = windows_to_trial_ = opt_.first_trial_after;
   if (predicted_threads_ms_) running_ = RunMode::kThreads;  // the first window is their trial
 }
@@ -60,26 +61,47 @@ void ModePolicy::record(ModeSwitch::Kind kind, size_t frame, RunMode to, double 
   switches_.push_back({kind, frame, from, to, measured, compared, std::move(reason)});
 }
 
+std::optional<double> ModePolicy::time_of(RunMode m) const {
+  std::vector<double> v = recent_[at(m)];
+  if (v.empty()) return std::nullopt;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void ModePolicy::note(RunMode m, double ms_per_frame) {
+  std::vector<double>& recent = recent_[at(m)];
+  recent.push_back(ms_per_frame);
+  if (recent.size() > opt_.recent_windows) recent.erase(recent.begin());
+}
+
 bool ModePolicy::window_done(double ms_per_frame, size_t frame) {
   const RunMode ran = running_, other = other_mode(ran);
-  const std::optional<double> other_ms = last_ms_[at(other)];
-  last_ms_[at(ran)] = ms_per_frame;
   const std::string measured =
       std::string(run_mode_name(ran)) + " measured " + ms(ms_per_frame) + " a frame";
-  if (ran != kept_) {  // a trial: the kept mode was measured before it
-    const double kept_ms = *other_ms;
+  if (ran != kept_) {  // a trial, against the kept mode's time before it
+    const double kept_ms = *time_of(other);
+    note(ran, ms_per_frame);
     std::string against = " against " + owned(other) + " " + ms(kept_ms);
     if (ran == RunMode::kThreads && predicted_threads_ms_) {
       against += " (predicted " + ms(*predicted_threads_ms_) + ")";
       predicted_threads_ms_.reset();  // the prediction is judged once
     }
     if (ms_per_frame <= (1 - opt_.margin) * kept_ms) {
+      if (!confirming_) {  // one window won: the next one decides
+        confirming_ = true;
+        return false;
+      }
+      confirming_ = false;
       record(ModeSwitch::Kind::kKeep, frame, ran, ms_per_frame, kept_ms,
-             std::string(run_mode_name(ran)) + " kept: " + measured + against);
+             std::string(run_mode_name(ran)) + " kept: two windows faster, the last " + measured +
+                 against);
       kept_ = ran;
+      recent_[at(ran)].erase(recent_[at(ran)].begin(), recent_[at(ran)].end() - 2);  // this trial's
       gap_ = windows_to_trial_ = opt_.first_trial_after;
       return false;
     }
+    confirming_ = false;
     gap_ = std::min(2 * gap_, opt_.most_windows_between_trials);
     windows_to_trial_ = gap_;
     record(ModeSwitch::Kind::kBack, frame, other, ms_per_frame, kept_ms,
@@ -88,13 +110,18 @@ bool ModePolicy::window_done(double ms_per_frame, size_t frame) {
     running_ = other;
     return true;
   }
+  note(ran, ms_per_frame);
   // The kept mode now slower than the other's last measurement: what was measured before no
   // longer holds (other work started or stopped), so the other mode is tried at once.
-  const bool overtaken = other_ms && ms_per_frame > (1 + opt_.margin) * *other_ms;
+  const std::optional<double> other_ms =
+      recent_[at(other)].empty() ? std::nullopt : std::optional<double>(recent_[at(other)].back());
+  const double kept_ms = *time_of(ran);
+  const bool overtaken = other_ms && kept_ms > (1 + opt_.margin) * *other_ms;
   if (windows_to_trial_ > 0) --windows_to_trial_;
   if (!overtaken && windows_to_trial_ > 0) return false;
-  record(ModeSwitch::Kind::kTry, frame, other, ms_per_frame, other_ms,
-         "trying " + std::string(run_mode_name(other)) + ": " + measured +
+  record(ModeSwitch::Kind::kTry, frame, other, kept_ms, other_ms,
+         "trying " + std::string(run_mode_name(other)) + ": " + run_mode_name(ran) + " at " +
+             ms(kept_ms) + " a frame (median of its last windows)" +
              (other_ms
                   ? (overtaken ? ", slower than " : ", ") + owned(other) + " last " + ms(*other_ms)
                   : std::string(", ") + run_mode_name(other) + " not measured yet"));

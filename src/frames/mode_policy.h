@@ -7,10 +7,13 @@
 //     threads as a trial against the serial time measured on the first frames;
 //   - after a window of the kept mode, the other mode runs the next window when a trial is due;
 //     the first trial is due `first_trial_after` windows in;
-//   - a trial that measures at least `margin` faster than the kept mode's last window becomes the
-//     kept mode, and trials come again after `first_trial_after` windows; one that does not
-//     hands back to the kept mode, and the windows before the next trial double (at most
-//     `most_windows_between_trials`), so a mode that keeps losing costs less and less.
+//   - a mode's time is the median of its last `recent_windows` windows (one window alone is at
+//     the mercy of a noisy host: on a 2-core VM whose speed swung 30% in seconds, trials judged on
+//     single windows kept the slower mode half the time);
+//   - a trial is kept when two windows in a row each measure at least `margin` faster than the
+//     kept mode's time, and trials come again after `first_trial_after` windows; a trial window
+//     that does not hands back to the kept mode, and the windows before the next trial double
+//     (at most `most_windows_between_trials`), so a mode that keeps losing costs less and less.
 // A pure decision over measured numbers: no clock, no threads (tests feed it numbers).
 #pragma once
 #include <cstddef>
@@ -27,6 +30,7 @@ struct ModePolicyOptions {
   double margin = 0.03;  // a trial must measure this fraction faster to be kept
   size_t first_trial_after = 2;
   size_t most_windows_between_trials = 32;
+  size_t recent_windows = 3;  // a mode's time: the median of its last this many windows
 };
 
 // One change of mode (try: a trial of the other mode starts; back: a trial lost, the kept mode
@@ -59,9 +63,14 @@ class ModePolicy {
   void record(ModeSwitch::Kind kind, size_t frame, RunMode to, double measured,
               std::optional<double> compared, std::string reason);
 
+  void note(RunMode m, double ms_per_frame);  // a window of m: one of its recent ones
+  // The mode's time: the median of its recent windows (none yet: nullopt).
+  std::optional<double> time_of(RunMode m) const;
+
   ModePolicyOptions opt_;
   RunMode kept_ = RunMode::kSerial, running_ = RunMode::kSerial;
-  std::optional<double> last_ms_[2];
+  std::vector<double> recent_[2];  // each mode's last windows, oldest first
+  bool confirming_ = false;        // a trial's first window won: its second decides
   std::optional<double> predicted_threads_ms_;
   size_t windows_to_trial_ = 0, gap_ = 0;
   std::vector<ModeSwitch> switches_;
