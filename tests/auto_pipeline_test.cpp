@@ -245,6 +245,12 @@ TEST(AutoPipeline, StaysSerialWhereThreadsLose) {
   EXPECT_GT(r.threaded_frames, 0u);  // tried
   EXPECT_LT(r.threaded_frames, 100u);
   EXPECT_EQ(r.serial_frames + r.threaded_frames, 400u);
+  // Each losing trial runs half a window (5 frames here) and the frames in flight as it hands
+  // back (at most the two queues of 4 and the one being inferred): never a whole window more.
+  size_t trials = 0;
+  for (const ModeSwitch& s : r.switches) trials += s.kind == Kind::kTry;
+  ASSERT_GT(trials, 0u);
+  EXPECT_LE(r.threaded_frames, trials * (5 + 2 * 4 + 1)) << trials << " trials";
 }
 
 // A stop raised as the threads' trial ends (frames 15 to 25 run in threads; as frame 25 finishes,

@@ -36,7 +36,17 @@ double steady_ms() {
 class WindowTimer {
  public:
   WindowTimer(size_t frames, double ms) : frames_(std::max<size_t>(1, frames)), ms_(ms) {}
-  void restart() { intervals_ = 0, open_ = false; }
+  // Starts over; `half`: windows of half the frames and time (a trial's, which costs frames in
+  // the slower mode whenever it loses).
+  void restart(bool half) {
+    intervals_ = 0, open_ = false;
+    set_half(half);
+  }
+  // The next windows full or half, the one open going on.
+  void set_half(bool half) {
+    now_frames_ = half ? std::max<size_t>(1, frames_ / 2) : frames_;
+    now_ms_ = half ? ms_ / 2 : ms_;
+  }
   // A frame finished at `now`: the window's time a frame when this closes it.
   std::optional<double> finished(double now) {
     if (!open_) {
@@ -44,7 +54,7 @@ class WindowTimer {
       return std::nullopt;
     }
     ++intervals_;
-    if (intervals_ < frames_ || now - start_ < ms_) return std::nullopt;
+    if (intervals_ < now_frames_ || now - start_ < now_ms_) return std::nullopt;
     const double per_frame = (now - start_) / static_cast<double>(intervals_);
     start_ = now, intervals_ = 0;  // the next window starts where this one ended
     return per_frame;
@@ -53,6 +63,8 @@ class WindowTimer {
  private:
   const size_t frames_;
   const double ms_;
+  size_t now_frames_ = frames_;
+  double now_ms_ = ms_;
   bool open_ = false;
   double start_ = 0;
   size_t intervals_ = 0;
@@ -121,8 +133,10 @@ AutoRun run_auto_pipeline(const FrameStages& stages, const AutoPipelineOptions& 
       stages.post(w);
       ++finished;
       if (leave) return;  // draining before the change
-      if (const std::optional<double> per_frame = window.finished(clock()))
+      if (const std::optional<double> per_frame = window.finished(clock())) {
         leave = policy.window_done(*per_frame, finished);
+        window.set_half(policy.trying());  // a trial's second window, or a kept mode's
+      }
     };
     int current_threads = o.infer_threads;
     std::vector<size_t> mode_starts;  // the first frame of each part after the first
@@ -135,7 +149,7 @@ AutoRun run_auto_pipeline(const FrameStages& stages, const AutoPipelineOptions& 
       }
       if (!first) mode_starts.push_back(next_seq);
       leave = false;
-      window.restart();
+      window.restart(policy.trying());
       RunStats part;
       if (mode == RunMode::kThreads) {
         PipelineOptions p = o.pipeline;

@@ -10,7 +10,8 @@
 //   - a mode's time is the median of its last `recent_windows` windows (one window alone is at
 //     the mercy of a noisy host: on a 2-core VM whose speed swung 30% in seconds, trials judged on
 //     single windows kept the slower mode half the time);
-//   - a trial is kept when two windows in a row each measure at least `margin` faster than the
+//   - a trial (its windows half as long: run_auto_pipeline) is kept when two windows in a row
+//     each measure at least `margin` faster than the
 //     kept mode's time, and trials come again after `first_trial_after` windows; a trial window
 //     that does not hands back to the kept mode, and the windows before the next trial double
 //     (at most `most_windows_between_trials`), so a mode that keeps losing costs less and less.
@@ -53,7 +54,8 @@ class ModePolicy {
   ModePolicy(double serial_ms, std::optional<double> predicted_threads_ms,
              ModePolicyOptions options = {});
 
-  RunMode running() const { return running_; }  // the mode the next window runs
+  RunMode running() const { return running_; }       // the mode the next window runs
+  bool trying() const { return running_ != kept_; }  // the next window is a trial's
   // A window of running() ended with `frame` frames finished, at `ms_per_frame`: decides the
   // next window's mode (a change is appended to switches()). True when the mode changes.
   bool window_done(double ms_per_frame, size_t frame);
