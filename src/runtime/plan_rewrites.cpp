@@ -38,7 +38,8 @@ void lower_int8(PassContext& c) {
                         std::to_string(plan.split_conv_channels) +
                         " output channels on split weights: this CPU adds int8 products in "
                         "saturating int16 pairs (no VNNI) and two weights of those channels "
-                        "could overflow one; exact, at about twice their integer work");
+                        "could overflow one; exact (depthwise convolutions on edgeq's own "
+                        "kernel, the others at about twice those channels' integer work)");
 }
 
 // The rewrite passes, in the order they run, each with when it applies.
