@@ -97,7 +97,8 @@ bool ModePolicy::window_done(double ms_per_frame, size_t frame) {
              std::string(run_mode_name(ran)) + " kept: two windows faster, the last " + measured +
                  against);
       kept_ = ran;
-      recent_[at(ran)].erase(recent_[at(ran)].begin(), recent_[at(ran)].end() - 2);  // this trial's
+      std::vector<double>& mine = recent_[at(ran)];  // its time from now: this trial's windows
+      if (mine.size() > 2) mine.erase(mine.begin(), mine.end() - 2);
       gap_ = windows_to_trial_ = opt_.first_trial_after;
       return false;
     }
