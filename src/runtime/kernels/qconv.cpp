@@ -138,6 +138,10 @@ class QConv final : public Kernel {
       no_sums_.assign(size_t(c_out), 0);
     } else if (some_rows) {  // the fused convolution for all, its split channels' values replaced
       split_rows_ = rows;
+      for (int64_t r : rows) {
+        split_bias_.push_back(requant_.bias[size_t(r)]);
+        split_scales_.push_back(requant_.scales[size_t(r)]);
+      }
       first_.resize(size_t(shape_numel(geom_.output_shape()) / c_out) * 2 * rows.size());
       second_ = std::make_unique<DnnlConv>(halves_of_rows(s, rows));
     } else if (split || !saturating_.empty()) {  // int32 sums of every channel
@@ -219,29 +223,55 @@ class QConv final : public Kernel {
 
   // The split channels' values in `out` (the fused convolution's output, in the kernel's layout)
   // replaced by their halves' sums (first_: [N, pixels, 2 x rows] in NHWC, [N, 2 x rows, plane]
-  // plain; first halves, then second) requantized with the arithmetic of the fused path.
+  // plain; first halves, then second) requantized with the arithmetic of the fused path. NHWC:
+  // a pixel's split channels in one run (their biases and scales gathered in split_bias_ and
+  // split_scales_), then written to their channels; plain: one channel's plane a run.
   void requantize_split_rows(void* out) const {
     const ConvGeometry& g = geom_;
     const int64_t c_out = g.dst_dims[1], hw = g.dst_dims[2] * g.dst_dims[3];
     const int64_t n_rows = static_cast<int64_t>(split_rows_.size());
     const RequantRun rq{requant_.fake_quant, float(dst_zero_point_)};
+    if (layout_ == Layout::kNHWC) {
+      const RequantCodes codes = requant_codes_for(true);
+      const RequantValues values = requant_values_for(true);
+      const int64_t pixels = g.dst_dims[0] * hw;
+#pragma omp parallel
+      {
+        std::vector<float> pixel_values(static_cast<size_t>(n_rows));  // codes in the first bytes
+        uint8_t* pixel_codes = reinterpret_cast<uint8_t*>(pixel_values.data());
+#pragma omp for schedule(static)
+        for (int64_t p = 0; p < pixels; ++p) {
+          const int32_t* a = first_.data() + p * 2 * n_rows;
+          if (codes_out_) {
+            codes(a, a + n_rows, split_bias_.data(), split_scales_.data(), n_rows, rq, pixel_codes);
+            uint8_t* y = static_cast<uint8_t*>(out) + p * c_out;
+            for (int64_t k = 0; k < n_rows; ++k) y[split_rows_[size_t(k)]] = pixel_codes[k];
+          } else {
+            values(a, a + n_rows, split_bias_.data(), split_scales_.data(), n_rows, rq,
+                   pixel_values.data());
+            float* y = static_cast<float*>(out) + p * c_out;
+            for (int64_t k = 0; k < n_rows; ++k)
+              y[split_rows_[size_t(k)]] = pixel_values[size_t(k)];
+          }
+        }
+      }
+      return;
+    }
     const RequantCodes codes = requant_codes_for(false);
     const RequantValues values = requant_values_for(false);
-    // NHWC: one value a pixel per channel (strided); plain: one channel's plane a run.
-    const bool nhwc = layout_ == Layout::kNHWC;
-    const int64_t runs = g.dst_dims[0] * (nhwc ? hw : 1) * n_rows, run = nhwc ? 1 : hw;
+    const int64_t runs = g.dst_dims[0] * n_rows;
 #pragma omp parallel for schedule(static)
     for (int64_t r = 0; r < runs; ++r) {
-      const int64_t k = r % n_rows, c = split_rows_[size_t(k)], block = r / n_rows;
-      const int32_t* a = first_.data() + (block * 2 * n_rows + k) * run;
-      const int32_t* b = a + n_rows * run;
-      const int64_t at = nhwc ? block * c_out + c : (block * c_out + c) * hw;
+      const int64_t k = r % n_rows, c = split_rows_[size_t(k)], image = r / n_rows;
+      const int32_t* a = first_.data() + (image * 2 * n_rows + k) * hw;
+      const int32_t* b = a + n_rows * hw;
+      const int64_t at = (image * c_out + c) * hw;
       const float* bias = requant_.bias.data() + c;
       const float* scale = requant_.scales.data() + c;
       if (codes_out_)
-        codes(a, b, bias, scale, run, rq, static_cast<uint8_t*>(out) + at);
+        codes(a, b, bias, scale, hw, rq, static_cast<uint8_t*>(out) + at);
       else
-        values(a, b, bias, scale, run, rq, static_cast<float*>(out) + at);
+        values(a, b, bias, scale, hw, rq, static_cast<float*>(out) + at);
     }
   }
 
@@ -410,7 +440,8 @@ class QConv final : public Kernel {
   // Where only some channels of an ungrouped conv split: those channels; second_ is then one
   // convolution of both their halves, into first_.
   std::vector<int64_t> split_rows_;
-  std::vector<SaturatingPair> saturating_;  // --emulate avx2
+  std::vector<float> split_bias_, split_scales_;  // requant_'s bias and scale of each split row
+  std::vector<SaturatingPair> saturating_;        // --emulate avx2
   // A split depthwise conv in NHWC: its exact sums, and zeros for the requantization's second
   // set of sums (one per channel).
   std::unique_ptr<DepthwiseInt8Sums> depthwise_;
