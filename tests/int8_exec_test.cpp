@@ -144,6 +144,29 @@ TEST(QConv, SplitsOnlyTheChannelsThatNeedIt) {
   set_int8_pairs_saturate(std::nullopt);
 }
 
+// The split channels' values come from QConv's own requantization in both layouts (NHWC: a pixel's
+// split channels in one run, scattered to their channels; plain: a channel's plane a run), so
+// they agree byte for byte, codes and float out.
+TEST(QConv, SplitChannelsAgreeInBothLayouts) {
+  const std::vector<QConvCase> cases = {{8, 16, 9, 3, 1, 1, true, 5},
+                                        {16, 24, 10, 3, 2, 1, true, 12},
+                                        {8, 16, 9, 3, 1, 1, false, 3},
+                                        {8, 24, 6, 1, 1, 1, true, 2}};
+  set_int8_pairs_saturate(true);
+  std::mt19937 rng(17);
+  for (const QConvCase& c : cases) {
+    SCOPED_TRACE(std::to_string(c.split_channels) + " of " + std::to_string(c.c_out) +
+                 " channels split, k " + std::to_string(c.k));
+    const QConvGraph q = qconv_graph(c, rng, false);
+    const Tensor nhwc = run_qconv(q, true), plain = run_qconv(q, false);
+    ASSERT_EQ(nhwc.shape(), plain.shape());
+    ASSERT_EQ(nhwc.dtype(), plain.dtype());
+    const size_t plane = size_t(nhwc.shape()[2] * nhwc.shape()[3]) * dtype_size(nhwc.dtype());
+    EXPECT_EQ(0, std::memcmp(nhwc.raw(), plain.raw(), plane * size_t(c.split_channels)));
+  }
+  set_int8_pairs_saturate(std::nullopt);
+}
+
 // The channels QConv splits: those with a pair that can overflow under oneDNN's pairing (adjacent
 // input channels at one tap) where that order is known, else any two weights of one sign.
 TEST(QConv, SplitChannelsAreThoseWithAnOverflowingPair) {
