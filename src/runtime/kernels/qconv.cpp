@@ -237,15 +237,17 @@ class QConv final : public Kernel {
       const int64_t pixels = g.dst_dims[0] * hw;
 #pragma omp parallel
       {
-        std::vector<float> pixel_values(static_cast<size_t>(n_rows));  // codes in the first bytes
-        uint8_t* pixel_codes = reinterpret_cast<uint8_t*>(pixel_values.data());
+        // A pixel's split channels, requantized in a run before they go to their channels.
+        std::vector<uint8_t> pixel_codes(codes_out_ ? static_cast<size_t>(n_rows) : 0);
+        std::vector<float> pixel_values(codes_out_ ? 0 : static_cast<size_t>(n_rows));
 #pragma omp for schedule(static)
         for (int64_t p = 0; p < pixels; ++p) {
           const int32_t* a = first_.data() + p * 2 * n_rows;
           if (codes_out_) {
-            codes(a, a + n_rows, split_bias_.data(), split_scales_.data(), n_rows, rq, pixel_codes);
+            codes(a, a + n_rows, split_bias_.data(), split_scales_.data(), n_rows, rq,
+                  pixel_codes.data());
             uint8_t* y = static_cast<uint8_t*>(out) + p * c_out;
-            for (int64_t k = 0; k < n_rows; ++k) y[split_rows_[size_t(k)]] = pixel_codes[k];
+            for (int64_t k = 0; k < n_rows; ++k) y[split_rows_[size_t(k)]] = pixel_codes[size_t(k)];
           } else {
             values(a, a + n_rows, split_bias_.data(), split_scales_.data(), n_rows, rq,
                    pixel_values.data());
