@@ -11,10 +11,10 @@
 //     the mercy of a noisy host: on a 2-core VM whose speed swung 30% in seconds, trials judged on
 //     single windows kept the slower mode half the time);
 //   - a trial (its windows half as long: run_auto_pipeline) is kept when two windows in a row
-//     each measure at least `margin` faster than the
-//     kept mode's time, and trials come again after `first_trial_after` windows; a trial window
-//     that does not hands back to the kept mode, and the windows before the next trial double
-//     (at most `most_windows_between_trials`), so a mode that keeps losing costs less and less.
+//     each measure at least `margin` faster than the kept mode's time, and trials come again
+//     after `first_trial_after` windows; a trial window that does not hands back to the kept
+//     mode, and the windows before the next trial double (at most
+//     `most_windows_between_trials`), so a mode that keeps losing costs less and less.
 // A pure decision over measured numbers: no clock, no threads (tests feed it numbers).
 #pragma once
 #include <cstddef>
