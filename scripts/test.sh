@@ -6,15 +6,21 @@
 # EDGEQ_CI_QUICK=1 skips the last two.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each stage's end is printed with the seconds since the start (CI's log keeps only its tail).
+stage_done() { echo "== test.sh [$SECONDS s] $1 done"; }
 # Warnings are errors here (and so in CI).
 EDGEQ_WERROR=ON ./scripts/setup.sh
+stage_done "setup and build"
 (cd build && ctest --output-on-failure -j2 --timeout 900)
+stage_done ctest
 # The Python package's tests (tests/python, pytest from Debian) on the build tree.
 (cd tests/python && /usr/bin/python3 -m pytest -q -p no:cacheprovider)
+stage_done pytest
 # The scheduler test (tests/slurm/run.sh, about 2.5 minutes): deploy/slurm submitted to a real
 # one-node Slurm cluster (scripts/slurm_local.sh: Debian's slurmctld, slurmd and munge, run as
 # root; without root it fails with the reason), brought down whatever happens.
 ./tests/slurm/run.sh
+stage_done tests/slurm
 # The tests whose arithmetic depends on the CPU level again, with oneDNN and edgeq's loops capped to
 # lower levels (docs/lessons.md, lesson 10): thread determinism and the int8 convolution at SSE4.1,
 # and at AVX2 too where this CPU has AVX-512 (on an AVX2 CPU the run above is that level).
@@ -24,7 +30,10 @@ if grep -qw avx512f /proc/cpuinfo; then
   (cd build && ONEDNN_MAX_CPU_ISA=AVX2 EDGEQ_SIMD=avx2 \
     ctest --output-on-failure -j2 --timeout 900 -R "ThreadDeterminism|QConv|Int8Exec|Int8Pairing")
 fi
+stage_done "capped CPU levels"
 if [ "${EDGEQ_CI_QUICK:-0}" != 1 ]; then
   ./scripts/test_sanitize.sh
+  stage_done "sanitizer build and subset"
   EDGEQ_FUZZ_SEED=1 ./scripts/fuzz.sh 15
+  stage_done fuzzing
 fi
