@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "core/file_io.h"
@@ -23,6 +24,20 @@ std::string shell_quote(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
+}
+
+void save_cli_result(const CliResult& r, const std::string& prefix) {
+  std::ofstream(prefix + ".code") << r.exit_code;
+  std::ofstream(prefix + ".out", std::ios::binary) << r.out;
+  std::ofstream(prefix + ".err", std::ios::binary) << r.err;
+}
+
+CliResult load_cli_result(const std::string& prefix) {
+  CliResult r;
+  r.exit_code = std::stoi(read_file(prefix + ".code"));
+  r.out = read_file(prefix + ".out");
+  r.err = read_file(prefix + ".err");
+  return r;
 }
 
 CliResult run_cli(const std::string& args) {

@@ -11,6 +11,9 @@ struct CliResult {
   std::string out, err;
 };
 
+// A result kept in files PREFIX.code, PREFIX.out and PREFIX.err (a shared_fixture's runs).
+void save_cli_result(const CliResult& r, const std::string& prefix);
+CliResult load_cli_result(const std::string& prefix);
 // Runs `edgeq ARGS` (a shell-quoted argument string) and captures its streams.
 CliResult run_cli(const std::string& args);
 // Path of the edgeq program the tests run ($EDGEQ_BIN, else the build folder's).

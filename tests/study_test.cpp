@@ -44,36 +44,56 @@ nlohmann::json load_json(const std::string& path) {
   return nlohmann::json::parse(read_file(path));
 }
 
-// One study computed once for the suite: two synthetic models, three arms, first W8A16 only,
-// then W8A16 + W8A8 (only the new scheme's steps run), then the same again (nothing runs).
+// One study computed once for the suite (test::shared_fixture: once per CTest run): two synthetic
+// models, three arms, first W8A16 only, then W8A16 + W8A8 (only the new scheme's steps run), then
+// the same again (nothing runs). Each run's data.json is kept as first/second/third.json.
 struct StudyFixture {
-  std::string dir, out, skip;
+  std::string dir, out;
   nlohmann::json first, second, third;
   test::CliResult r1, r2, r3;
 };
 
+void build_study(const std::string& dir) {
+  const std::string out = dir + "/out";
+  save_onnx(build_yolo11("yolo11n-pose"), dir + "/yolo11n-pose.onnx");
+  save_onnx(build_yolo11("yolo11n"), dir + "/yolo11n.onnx");
+  write_synthetic_scenes(dir + "/calib", 2, 1);
+  write_synthetic_scenes(dir + "/test", 2, 2);
+  const std::string base = "study --models '" + dir + "/yolo11n-pose.onnx," + dir +
+                           "/yolo11n.onnx' --images '" + dir + "/calib' --test '" + dir +
+                           "/test' --bench-runs 1 --bench-warmup 0 --thumbnails 2 --out '" + out +
+                           "'";
+  const std::string runs[3] = {
+      base + " --schemes w8a16",
+      base + " --schemes w8a16,w8a8 --ledger '" + dir + "/l.sqlite' --tag two",
+      base + " --schemes w8a16,w8a8"};
+  const char* names[3] = {"first", "second", "third"};
+  for (int k = 0; k < 3; ++k) {
+    const test::CliResult r = run_cli(runs[k]);
+    test::save_cli_result(r, dir + "/r" + std::to_string(k + 1));
+    if (r.exit_code != 0) return;
+    fs::copy_file(out + "/data.json", dir + "/" + names[k] + ".json");
+  }
+}
+
 StudyFixture& fixture() {
   static StudyFixture fx = [] {
     StudyFixture f;
-    f.dir = test::temp_dir("study");
+    f.dir = test::shared_fixture("study", build_study);
     f.out = f.dir + "/out";
-    save_onnx(build_yolo11("yolo11n-pose"), f.dir + "/yolo11n-pose.onnx");
-    save_onnx(build_yolo11("yolo11n"), f.dir + "/yolo11n.onnx");
-    write_synthetic_scenes(f.dir + "/calib", 2, 1);
-    write_synthetic_scenes(f.dir + "/test", 2, 2);
-    const std::string base = "study --models '" + f.dir + "/yolo11n-pose.onnx," + f.dir +
-                             "/yolo11n.onnx' --images '" + f.dir + "/calib' --test '" + f.dir +
-                             "/test' --bench-runs 1 --bench-warmup 0 --thumbnails 2 --out '" +
-                             f.out + "'";
-    f.r1 = run_cli(base + " --schemes w8a16");
-    if (f.r1.exit_code != 0) return f;
-    f.first = load_json(f.out + "/data.json");
-    f.r2 = run_cli(base + " --schemes w8a16,w8a8 --ledger '" + f.dir + "/l.sqlite' --tag two");
-    if (f.r2.exit_code != 0) return f;
-    f.second = load_json(f.out + "/data.json");
-    f.r3 = run_cli(base + " --schemes w8a16,w8a8");
-    if (f.r3.exit_code != 0) return f;
-    f.third = load_json(f.out + "/data.json");
+    test::CliResult* results[3] = {&f.r1, &f.r2, &f.r3};
+    nlohmann::json* data[3] = {&f.first, &f.second, &f.third};
+    const char* names[3] = {"first", "second", "third"};
+    for (int k = 0; k < 3; ++k) {
+      const std::string prefix = f.dir + "/r" + std::to_string(k + 1);
+      if (!fs::exists(prefix + ".code")) {
+        results[k]->exit_code = -1;
+        results[k]->err = "not run: an earlier study run failed";
+        continue;
+      }
+      *results[k] = test::load_cli_result(prefix);
+      if (results[k]->exit_code == 0) *data[k] = load_json(f.dir + "/" + names[k] + ".json");
+    }
     return f;
   }();
   return fx;
@@ -248,11 +268,12 @@ TEST(StudyReport, ChromiumRendersDataJsonNumbersWithoutErrors) {
   if (std::system("command -v chromium > /dev/null 2>&1") != 0)
     GTEST_SKIP() << "skipped: chromium is not installed (scripts/setup.sh installs it)";
   const std::string html = fx.out + "/index.html";
-  const std::string dom = fx.dir + "/dom.html", log = fx.dir + "/chromium.log";
+  const std::string scratch = test::temp_dir("study_chromium");  // the fixture stays as it is
+  const std::string dom = scratch + "/dom.html", log = scratch + "/chromium.log";
   const std::string cmd =
       "chromium --headless --no-sandbox --disable-gpu --no-first-run "
       "--user-data-dir='" +
-      fx.dir +
+      scratch +
       "/chromium-profile' "
       "--enable-logging=stderr --v=0 --dump-dom 'file://" +
       html + "' > '" + dom + "' 2> '" + log + "'";

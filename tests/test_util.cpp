@@ -1,5 +1,7 @@
 #include "test_util.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -7,9 +9,11 @@
 #endif
 
 #include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <vector>
 
@@ -106,6 +110,49 @@ std::string temp_dir(const std::string& tag) {
   fs::create_directories(p);
   temp_dirs().add(p);
   return p.string();
+}
+
+namespace {
+
+// An exclusive flock on a file, released (with the descriptor) when it goes out of scope, an
+// exception included.
+class FileLock {
+ public:
+  explicit FileLock(const std::string& path)
+      : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    EDGEQ_CHECK(fd_ >= 0, "cannot open the fixture lock " + path);
+    while (::flock(fd_, LOCK_EX) != 0)
+      EDGEQ_CHECK(errno == EINTR, "cannot lock the fixture lock " + path);
+  }
+  ~FileLock() { ::close(fd_); }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+std::string shared_fixture(const std::string& name,
+                           const std::function<void(const std::string& dir)>& build) {
+  const char* root = std::getenv("EDGEQ_TEST_FIXTURES");
+  if (root == nullptr || *root == '\0') {
+    const std::string dir = temp_dir(name);
+    build(dir);
+    return dir;
+  }
+  fs::create_directories(root);
+  const fs::path dir = fs::path(root) / name, complete = dir / ".complete";
+  FileLock lock((fs::path(root) / (name + ".lock")).string());
+  if (!fs::exists(complete)) {
+    // Nothing, or what a process ended by a timeout or a signal left half built.
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    build(dir.string());
+    std::ofstream(complete) << "complete\n";
+  }
+  return dir.string();
 }
 
 std::vector<std::map<std::string, Tensor>> run_ort_many(

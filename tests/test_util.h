@@ -45,6 +45,16 @@ bool cpu_has_vnni();
 // A fresh temporary directory for one test, removed with everything in it when the test process
 // ends.
 std::string temp_dir(const std::string& tag);
+// A folder of results computed once per CTest run and shared by every test process that asks for
+// `name` (CTest runs each test in its own process, so a static fixture is computed again in each):
+// the first fills the empty folder with `build` while holding a file lock (a second process waits
+// for it), then marks it complete; the others only read it. Callers must not change what is in
+// it (write to a temp_dir). The folder lies under $EDGEQ_TEST_FIXTURES, which CTest's fixture
+// "edgeq_shared_fixtures" (CMakeLists.txt) empties before a run's first test and removes after
+// its last; without the variable (the test program run directly) each process builds its own in
+// a temp_dir.
+std::string shared_fixture(const std::string& name,
+                           const std::function<void(const std::string& dir)>& build);
 // Max |a-b| over all elements (shapes must match).
 double max_abs_diff(const Tensor& a, const Tensor& b);
 // The coarsest step among the encodings a QDQ model's `output` is assembled from: its own when it
