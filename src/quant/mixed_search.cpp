@@ -33,6 +33,7 @@ class Search {
     EDGEQ_CHECK(!images.empty(), "mixed-precision search: no validation images");
     yolo_image_input(fp32);  // throws when the model has not one image input
     plan_ = plan_for_stats(fp32, stats, base);
+    weights_ = weight_encodings(fp32, plan_, base);
     // Encodings at 8 and at 16 bit for every group, once: a candidate picks per group.
     QuantConfig all16 = base;
     for (const std::string& v : plan_.activations) all16.a16.insert(v);
@@ -154,6 +155,26 @@ class Search {
   }
 
  private:
+  // The encodings export_qdq gives the quantized nodes' weights (node_weight_encoding, the first
+  // node of the plan that reads a weight deciding, as in export_qdq): they do not depend on which
+  // values are at 16 bit, so they are found once instead of once per evaluation (each weight's
+  // grid search took most of an evaluation's time on yolo11n-pose at 320).
+  static std::map<std::string, TensorEncoding> weight_encodings(const Graph& g,
+                                                                const QuantPlan& plan,
+                                                                const QuantConfig& cfg) {
+    std::map<std::string, TensorEncoding> out;
+    for (int ni : plan.quantized_nodes) {
+      const Node& n = g.nodes[static_cast<size_t>(ni)];
+      if (!n.has_input(1) || out.count(n.inputs[1])) continue;
+      auto w = g.initializers.find(n.inputs[1]);
+      if (w == g.initializers.end() || w->second.dtype() != DType::kFloat32 ||
+          !weight_channel_axis(n, w->second).has_value())
+        continue;
+      out.emplace(n.inputs[1], node_weight_encoding(n, w->second, cfg));
+    }
+    return out;
+  }
+
   struct Candidate {
     std::string block;
     std::vector<std::string> values;
@@ -208,7 +229,7 @@ class Search {
       enc[v] = groups16.count(plan_.group_of.at(v)) ? enc16_.at(v) : enc8_.at(v);
     QuantConfig c = base_;
     c.a16 = a16;
-    QdqModel q = export_qdq(fp32_, plan_, enc, c);
+    QdqModel q = export_qdq(fp32_, plan_, enc, c, weights_);
     std::vector<Tensor> outs = run_images(q.graph, ranking_images_);
     DetectionLossAccumulator acc(layout_);
     for (size_t i = 0; i < outs.size(); ++i) acc.add(ref_[i], outs[i]);
@@ -274,7 +295,7 @@ class Search {
   const std::vector<Tensor>& images_;
   MixedSearchOptions opt_;
   QuantPlan plan_;
-  std::map<std::string, TensorEncoding> enc8_, enc16_;
+  std::map<std::string, TensorEncoding> enc8_, enc16_, weights_;
   size_t encoded_ = 0, max16_ = 0;
   std::string input_, output_;
   std::vector<Tensor> ref_;
