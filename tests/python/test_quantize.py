@@ -137,17 +137,21 @@ import os, signal, sys, numpy as np
 sys.path.insert(0, {str(BUILD / 'python')!r})
 import edgeq
 frames = [np.full((160, 160, 3), i % 255, np.uint8) for i in range(400)]
+events = []
 def progress(kind, task, done, total, message):
+    events.append((kind, task, done, total))
     if done == 2:
         os.kill(os.getpid(), signal.SIGINT)
     return True
 try:
     edgeq.calibrate({zoo_pose_path!r}, frames, n=400, progress=progress).save({str(tmp_path / 's')!r})
+    # (what the call saw, should it ever finish: CI once ended here with nothing printed)
+    print("finished; events:", events[:6], "...", events[-2:], len(events))
 except KeyboardInterrupt:
     print("interrupted")
 """
     p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                        timeout=120)
     assert p.returncode == 0, p.stderr
-    assert p.stdout.strip() == "interrupted"
+    assert p.stdout.strip() == "interrupted", p.stdout + p.stderr
     assert not (tmp_path / "s").exists()
