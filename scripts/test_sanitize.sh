@@ -22,6 +22,8 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:${UBSAN_OPTIONS:-}"
 #   search, the study's scale-out and API, the ledger's every-command run, the public API's
 #   "writes what the program writes" comparisons, option and output-guard refusals run through
 #   the whole program, compare, probe, report JSON, byte names and the zoo's realistic scenes;
+# - tests whose time goes to ONNX Runtime (not instrumented) or to a whole quantization:
+#   the doctor's constants, model tools and inspect against the program, the raw head's decode;
 # - the installed-package test: its example links the instrumented library without the
 #   sanitizer runtime.
 left_out=(
@@ -31,7 +33,8 @@ left_out=(
   '^Api\.|CliInterrupt|StudyQuantize|StudyScaleOut|StudyApi|StudyCalibration|InstalledPackage'
   'DoctorCli|ByteNamesCli|ProbeCli|OptionsCli|OutputGuardCli|CompareCli|RawHeadCli|ReportJson'
   'QuantCliBadInput|PlacementAdvice|ArmStatsApi|Infer\.Raw|QuantizeIo\.Codes|Zoo\.ModelsRun'
-  'Simd\.ModelResults'
+  'Simd\.ModelResults|DoctorConstant|ModelTools|Inspect\.ZooModels|Zoo\.(OnnxRuntime|ParameterCounts)'
+  'RawHead\.(HostDecode|QuantizedDetect)'
 )
 EXCLUDE="${EDGEQ_SANITIZE_EXCLUDE:-$(IFS='|'; echo "${left_out[*]}")}"
 cd build-asan
