@@ -325,6 +325,21 @@ TensorEncoding node_weight_encoding(const Node& n, const Tensor& w, const QuantC
   return cfg.saturation_safe && n.op_type == "Conv" ? saturation_safe_encoding(w, e) : e;
 }
 
+std::map<std::string, TensorEncoding> plan_weight_encodings(const Graph& g, const QuantPlan& plan,
+                                                            const QuantConfig& cfg) {
+  std::map<std::string, TensorEncoding> out;
+  for (int ni : plan.quantized_nodes) {
+    const Node& n = g.nodes[static_cast<size_t>(ni)];
+    if (!n.has_input(1) || out.count(n.inputs[1])) continue;
+    auto w = g.initializers.find(n.inputs[1]);
+    if (w == g.initializers.end() || w->second.dtype() != DType::kFloat32 ||
+        !weight_channel_axis(n, w->second).has_value())
+      continue;
+    out.emplace(n.inputs[1], node_weight_encoding(n, w->second, cfg));
+  }
+  return out;
+}
+
 QdqModel export_qdq(const Graph& g, const QuantPlan& plan,
                     const std::map<std::string, TensorEncoding>& activations,
                     const QuantConfig& config,

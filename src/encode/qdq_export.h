@@ -53,5 +53,11 @@ std::optional<int64_t> weight_channel_axis(const Node& n, const Tensor& w);
 // channel along weight_channel_axis unless cfg says per tensor, exact grids kept; a Conv's grid
 // per channel from saturation_safe_encoding under cfg.saturation_safe).
 TensorEncoding node_weight_encoding(const Node& n, const Tensor& w, const QuantConfig& cfg);
+// The encodings export_qdq gives the weights (float initializers) of plan's quantized nodes under
+// `cfg`, the first such node reading a weight deciding as in export_qdq. They do not depend on
+// which activations are at 16 bit: a caller exporting one plan many times (the mixed-precision
+// search) finds them once and passes them as `fixed_weights`.
+std::map<std::string, TensorEncoding> plan_weight_encodings(const Graph& g, const QuantPlan& plan,
+                                                            const QuantConfig& cfg);
 
 }  // namespace edgeq

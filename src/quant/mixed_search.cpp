@@ -33,7 +33,9 @@ class Search {
     EDGEQ_CHECK(!images.empty(), "mixed-precision search: no validation images");
     yolo_image_input(fp32);  // throws when the model has not one image input
     plan_ = plan_for_stats(fp32, stats, base);
-    weights_ = weight_encodings(fp32, plan_, base);
+    // Weight encodings once, not per evaluation (their grid search took most of an evaluation's
+    // time on yolo11n-pose at 320).
+    weights_ = plan_weight_encodings(fp32, plan_, base);
     // Encodings at 8 and at 16 bit for every group, once: a candidate picks per group.
     QuantConfig all16 = base;
     for (const std::string& v : plan_.activations) all16.a16.insert(v);
@@ -155,26 +157,6 @@ class Search {
   }
 
  private:
-  // The encodings export_qdq gives the quantized nodes' weights (node_weight_encoding, the first
-  // node of the plan that reads a weight deciding, as in export_qdq): they do not depend on which
-  // values are at 16 bit, so they are found once instead of once per evaluation (each weight's
-  // grid search took most of an evaluation's time on yolo11n-pose at 320).
-  static std::map<std::string, TensorEncoding> weight_encodings(const Graph& g,
-                                                                const QuantPlan& plan,
-                                                                const QuantConfig& cfg) {
-    std::map<std::string, TensorEncoding> out;
-    for (int ni : plan.quantized_nodes) {
-      const Node& n = g.nodes[static_cast<size_t>(ni)];
-      if (!n.has_input(1) || out.count(n.inputs[1])) continue;
-      auto w = g.initializers.find(n.inputs[1]);
-      if (w == g.initializers.end() || w->second.dtype() != DType::kFloat32 ||
-          !weight_channel_axis(n, w->second).has_value())
-        continue;
-      out.emplace(n.inputs[1], node_weight_encoding(n, w->second, cfg));
-    }
-    return out;
-  }
-
   struct Candidate {
     std::string block;
     std::vector<std::string> values;
