@@ -4,6 +4,7 @@
 // against the simulation and against ONNX Runtime's own int8 execution of the same file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <opencv2/core.hpp>
@@ -46,6 +47,10 @@ struct QConvCase {
   // -1: weights anywhere in [-127, 127]; else within [-63, 63] but for this many output channels
   // with a strong same-sign pair (input channels 0 and 1 at the centre tap): the split channels.
   int split_channels = -1;
+  // How many input channels of those output channels hold a strong weight (100, 90, 80) at the
+  // centre tap: with 2, an order of the channels keeps them out of one pair; with 3 no two of
+  // them may share one.
+  int strong_channels = 2;
 };
 
 // One case's random input codes, weights, bias and weight scales, and its graph of one QConv.
@@ -72,10 +77,11 @@ QConvGraph qconv_graph(const QConvCase& c, std::mt19937& rng, bool emulate_avx2)
   } else {
     for (int64_t i = 0; i < w.numel(); ++i) w.data<int8_t>()[i] = int(rng() % 127) - 63;
     const int64_t centre = (c.k / 2) * c.k + c.k / 2;
-    for (int64_t o = 0; o < c.split_channels; ++o) {
-      w.data<int8_t>()[(o * cig + 0) * c.k * c.k + centre] = o % 2 ? -100 : 100;
-      w.data<int8_t>()[(o * cig + 1) * c.k * c.k + centre] = o % 2 ? -90 : 90;
-    }
+    for (int64_t o = 0; o < c.split_channels; ++o)
+      for (int i = 0; i < c.strong_channels; ++i) {
+        const int strong = 100 - 10 * i;
+        w.data<int8_t>()[(o * cig + i) * c.k * c.k + centre] = int8_t(o % 2 ? -strong : strong);
+      }
   }
   for (int64_t o = 0; o < c.c_out; ++o) {
     b.data<int32_t>()[o] = int(rng() % 4001) - 2000;
@@ -142,6 +148,72 @@ TEST(QConv, SplitsOnlyTheChannelsThatNeedIt) {
     check_qconv_cases(cases);
   }
   set_int8_pairs_saturate(std::nullopt);
+}
+
+// Where an ungrouped NHWC conv has an order of its input channels under which no pair of weights
+// can overflow (int8_pairs.h), it runs that order on one fused convolution, its input rearranged
+// (kernels/pad_codes.h): 1x1 and padded, channel counts over the 32-channel shuffle blocks and
+// odd; and where nearly all channels would split and no order exists (three strong channels in
+// three input channels, the first conv's shape), each channel beside a slot of nothing. Against
+// the integer reference in both layouts (the plain layout splits), codes and float out.
+TEST(QConv, ArrangedChannelsMatchIntegerReference) {
+  std::vector<QConvCase> cases = {{64, 16, 6, 1, 1, 1, true, 5},  {64, 32, 7, 3, 1, 1, true, 9},
+                                  {51, 8, 6, 3, 2, 1, false, 3},  {96, 8, 5, 1, 1, 1, true, 8},
+                                  {3, 16, 12, 3, 2, 1, true, 12}, {3, 16, 12, 3, 2, 1, false, 4},
+                                  {5, 8, 9, 3, 1, 1, true, 7}};
+  cases[4].strong_channels = cases[5].strong_channels = cases[6].strong_channels = 3;
+  for (std::optional<bool> split : {std::optional<bool>(), std::optional<bool>(true)}) {
+    SCOPED_TRACE(split ? "split weights forced" : "this CPU's path");
+    set_int8_pairs_saturate(split);
+    check_qconv_cases(cases);
+  }
+  set_int8_pairs_saturate(std::nullopt);
+}
+
+// The orders themselves: each channel once, moved only within its block, and no pair of
+// oneDNN's order that can overflow; none where three channels hold strong weights of one sign at
+// one tap in every output channel (any two of them would share a pair); each channel beside
+// nothing then.
+TEST(QConv, ChannelOrderLeavesNoPairThatCanOverflow) {
+  std::mt19937 rng(23);
+  for (const int64_t c : {7, 32, 45, 64, 130}) {
+    SCOPED_TRACE("channels " + std::to_string(c));
+    Tensor w(DType::kInt8, {24, c, 3, 3});
+    for (int64_t i = 0; i < w.numel(); ++i) w.data<int8_t>()[i] = int8_t(int(rng() % 127) - 63);
+    // A strong weight in six output channels: it clashes with the channels whose weight at its
+    // tap has its sign and 19 or more; in the first, with channel 1 beside it.
+    for (int64_t o = 0; o < 6; ++o) {
+      const int64_t ch = o == 0 ? 0 : int64_t(rng() % uint32_t(c)), tap = int64_t(rng() % 9);
+      w.data<int8_t>()[(o * c + ch) * 9 + tap] = int8_t(o % 2 ? -110 : 110);
+      if (o == 0) w.data<int8_t>()[(o * c + 1) * 9 + tap] = 40;
+    }
+    EXPECT_GT(count_weight_pairs(w, PairOrder::kOneDnn).can_overflow, 0);
+    const std::optional<std::vector<int32_t>> order = int8_conv_channel_order(w, 32);
+    ASSERT_TRUE(order.has_value());
+    ASSERT_EQ(int64_t(order->size()), c);
+    std::vector<int> seen(size_t(c), 0);
+    for (int64_t s = 0; s < c; ++s) {
+      const int32_t ch = (*order)[size_t(s)];
+      ASSERT_TRUE(ch >= 0 && ch < c);
+      ++seen[size_t(ch)];
+      EXPECT_EQ(ch / 32, s / 32) << "slot " << s;
+    }
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), c);
+    const Tensor arranged = weights_in_channel_order(w, *order);
+    EXPECT_EQ(arranged.shape(), w.shape());
+    EXPECT_EQ(count_weight_pairs(arranged, PairOrder::kOneDnn).can_overflow, 0);
+  }
+  Tensor three(DType::kInt8, {4, 3, 1, 1});
+  const int8_t values[] = {100, 90, 80, -100, -90, -80, 70, 60, 127, 1, 2, 3};
+  std::copy(values, values + 12, three.data<int8_t>());
+  EXPECT_FALSE(int8_conv_channel_order(three, 32).has_value());
+  const std::vector<int32_t> beside = channels_beside_nothing(3);
+  EXPECT_EQ(beside, (std::vector<int32_t>{0, -1, 1, -1, 2, -1}));
+  const Tensor spread = weights_in_channel_order(three, beside);
+  EXPECT_EQ(spread.shape(), (Shape{4, 6, 1, 1}));
+  EXPECT_EQ(spread.data<int8_t>()[2], 90);  // row 0, slot 2: channel 1
+  EXPECT_EQ(spread.data<int8_t>()[3], 0);   // a slot of nothing
+  EXPECT_EQ(count_weight_pairs(spread, PairOrder::kOneDnn).can_overflow, 0);
 }
 
 // The split channels' values come from QConv's own requantization in both layouts (NHWC: a pixel's

@@ -216,7 +216,18 @@ class Lowering {
         q.plan.codes_out = outputs_coded;
         ++plan_.qconvs;
         const Tensor& codes = src_.initializers.at(iw->codes);
-        const size_t split = int8_conv_split_channels(codes, n.attr_int("group", 1)).size();
+        const int64_t group = n.attr_int("group", 1);
+        // Under emulation a conv with a saturating pair runs its sums unarranged (kernels/qconv).
+        const bool saturating = emulate_ == Int8Emulation::kAvx2 &&
+                                count_weight_pairs(codes, PairOrder::kOnnxRuntime).can_overflow > 0;
+        const Int8ConvPlan weights = saturating
+                                         ? Int8ConvPlan{{}, int8_conv_split_channels(codes, group)}
+                                         : plan_int8_conv(codes, group);
+        if (!weights.channel_order.empty()) {
+          ++plan_.ordered_qconvs;
+          plan_.spread_qconvs += int64_t(weights.channel_order.size()) > codes.dim(1);
+        }
+        const size_t split = weights.split_channels.size();
         if (split > 0) {
           ++plan_.split_qconvs;
           plan_.split_channels += split;

@@ -31,6 +31,9 @@ struct Int8Plan {
   size_t integer_ops = 0;   // nodes running on codes
   size_t qconvs = 0;        // convolutions on codes
   size_t split_qconvs = 0;  // ... of them on split weights (runtime/int8_pairs.h)
+  // ... of them in an order of their input channels instead (plan_int8_conv), and those of
+  // them with each channel beside nothing.
+  size_t ordered_qconvs = 0, spread_qconvs = 0;
   // Output channels of those convolutions, and of them the ones whose weights split.
   size_t split_conv_channels = 0, split_channels = 0;
   // --emulate avx2: convolutions with a pair of weights that can saturate ORT's int16 pairs.

@@ -94,6 +94,141 @@ std::vector<int64_t> int8_conv_split_channels(const Tensor& weights, int64_t gro
   return rows;
 }
 
+namespace {
+
+// Bit b of clashes[a]: input channels first + a and first + b of weights [O, C, kH, kW] (n of
+// them from `first`), side by side at every tap, hold a pair that can overflow in some output
+// channel. Such a pair holds a weight of magnitude 65 or more, so only those are looked at.
+std::vector<uint64_t> channel_clashes(const Tensor& w, int64_t first, int n) {
+  const int64_t rows = w.dim(0), c = w.dim(1), taps = w.dim(2) * w.dim(3);
+  const int8_t* data = w.data<int8_t>();
+  std::vector<uint64_t> clashes(size_t(n), 0);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int a = 0; a < n; ++a) {
+      const int8_t* wa = data + (r * c + first + a) * taps;
+      for (int64_t t = 0; t < taps; ++t) {
+        if (wa[t] > -65 && wa[t] < 65) continue;
+        for (int b = 0; b < n; ++b)
+          if (b != a && pair_can_overflow(wa[t], data[(r * c + first + b) * taps + t])) {
+            clashes[size_t(a)] |= uint64_t{1} << b;
+            clashes[size_t(b)] |= uint64_t{1} << a;
+          }
+      }
+    }
+  return clashes;
+}
+
+// A fixed mix of a vertex and an attempt: the attempt's order among equally good choices.
+uint32_t tie_rank(uint32_t v, uint32_t attempt) {
+  uint32_t h = (v + 1) * 2654435761u ^ (attempt * 40503u);
+  h ^= h >> 15;
+  return attempt == 0 ? v : h * 2246822519u;
+}
+
+// Pairs of the n <= 64 vertices of `fits` (bit b of fits[a]: a and b may share a pair), each vertex
+// in one, and the vertex left alone last where n is odd: a greedy matching that takes the vertex
+// with the fewest free partners and its partner with the fewest. Empty where it leaves a vertex
+// without one.
+std::vector<int32_t> greedy_pairs(const std::vector<uint64_t>& fits, int n, uint32_t attempt) {
+  uint64_t free = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+  std::vector<int32_t> order;
+  int alone = -1;
+  auto fewest = [&](uint64_t among) {
+    int best = -1, best_degree = 65;
+    uint32_t best_rank = 0;
+    for (uint64_t m = among; m; m &= m - 1) {
+      const int v = __builtin_ctzll(m);
+      const int degree = __builtin_popcountll(fits[size_t(v)] & free);
+      const uint32_t rank = tie_rank(uint32_t(v), attempt);
+      if (degree < best_degree || (degree == best_degree && rank < best_rank)) {
+        best = v;
+        best_degree = degree;
+        best_rank = rank;
+      }
+    }
+    return best;
+  };
+  while (free) {
+    const int v = fewest(free);
+    free &= ~(uint64_t{1} << v);
+    const uint64_t partners = fits[size_t(v)] & free;
+    if (!partners) {
+      if (alone >= 0 || n % 2 == 0) return {};
+      alone = v;
+      continue;
+    }
+    const int u = fewest(partners);
+    free &= ~(uint64_t{1} << u);
+    order.push_back(v);
+    order.push_back(u);
+  }
+  if (alone >= 0) order.push_back(alone);
+  return order;
+}
+
+}  // namespace
+
+std::optional<std::vector<int32_t>> int8_conv_channel_order(const Tensor& weights, int64_t block) {
+  EDGEQ_CHECK(weights.dtype() == DType::kInt8 && weights.rank() == 4,
+              "channel orders need int8 conv weights [O, C, kH, kW]");
+  EDGEQ_CHECK(block >= 2 && block <= 64 && block % 2 == 0, "channel blocks of 2 to 64, even");
+  constexpr uint32_t kAttempts = 64;
+  const int64_t c = weights.dim(1);
+  std::vector<int32_t> order;
+  for (int64_t first = 0; first < c; first += block) {
+    const int n = static_cast<int>(std::min(block, c - first));
+    std::vector<uint64_t> fits = channel_clashes(weights, first, n);
+    for (int a = 0; a < n; ++a) fits[size_t(a)] = ~fits[size_t(a)] & ~(uint64_t{1} << a);
+    std::vector<int32_t> pairs;
+    for (uint32_t attempt = 0; attempt < kAttempts && pairs.empty(); ++attempt)
+      pairs = greedy_pairs(fits, n, attempt);
+    if (pairs.empty()) return std::nullopt;
+    for (int32_t v : pairs) order.push_back(static_cast<int32_t>(first) + v);
+  }
+  return order;
+}
+
+std::vector<int32_t> channels_beside_nothing(int64_t channels) {
+  std::vector<int32_t> order;
+  for (int64_t ch = 0; ch < channels; ++ch) {
+    order.push_back(static_cast<int32_t>(ch));
+    order.push_back(-1);
+  }
+  return order;
+}
+
+Int8ConvPlan plan_int8_conv(const Tensor& weights, int64_t group) {
+  Int8ConvPlan plan;
+  plan.split_channels = int8_conv_split_channels(weights, group);
+  if (plan.split_channels.empty() || group != 1 || !onednn_int8_pair_order_known()) return plan;
+  std::optional<std::vector<int32_t>> order = int8_conv_channel_order(weights, kInt8ChannelBlock);
+  if (!order && 2 * static_cast<int64_t>(plan.split_channels.size()) > weights.dim(0))
+    order = channels_beside_nothing(weights.dim(1));
+  if (!order) return plan;
+  plan.channel_order = std::move(*order);
+  plan.split_channels =
+      int8_conv_split_channels(weights_in_channel_order(weights, plan.channel_order), group);
+  return plan;
+}
+
+Tensor weights_in_channel_order(const Tensor& weights, const std::vector<int32_t>& order) {
+  EDGEQ_CHECK(weights.dtype() == DType::kInt8 && weights.rank() == 4,
+              "channel orders need int8 conv weights [O, C, kH, kW]");
+  const int64_t rows = weights.dim(0), c = weights.dim(1), taps = weights.dim(2) * weights.dim(3);
+  const int64_t slots = static_cast<int64_t>(order.size());
+  Tensor out(DType::kInt8, {rows, slots, weights.dim(2), weights.dim(3)});
+  int8_t* to = out.data<int8_t>();
+  const int8_t* from = weights.data<int8_t>();
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t s = 0; s < slots; ++s) {
+      const int32_t ch = order[size_t(s)];
+      EDGEQ_CHECK(ch < c, "channel order names channel ", ch, " of ", c);
+      for (int64_t t = 0; t < taps; ++t)
+        to[(r * slots + s) * taps + t] = ch < 0 ? 0 : from[(r * c + ch) * taps + t];
+    }
+  return out;
+}
+
 const char* pair_order_name(PairOrder order) {
   return order == PairOrder::kOnnxRuntime ? "ONNX Runtime" : "oneDNN";
 }

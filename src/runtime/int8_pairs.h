@@ -44,6 +44,37 @@ bool int8_conv_splits_weights(const Tensor& weights, int64_t group);
 // unsplit): only these need the second half's convolution.
 std::vector<int64_t> int8_conv_split_channels(const Tensor& weights, int64_t group);
 
+// An order of an ungrouped conv's input channels under which no pair of oneDNN's order
+// (PairOrder::kOneDnn: adjacent slots 2j, 2j+1 at one tap) can overflow in any output channel:
+// slot s of the rearranged input holds channel order[s]. The conv then runs exact on one fused
+// convolution, no channel split (on yolo11n-pose's plain W8A8 file every ungrouped conv but the
+// first has one). Channels move only within blocks of `block` slots (even; the input's channels
+// [k x block, (k + 1) x block) fill the same slots), so a rearranging copy stays a few shuffles a
+// block; with an odd channel count the last slot stays alone, as in oneDNN. nullopt where the
+// search finds none (it tries a fixed number of greedy matchings; same answer on every machine).
+std::optional<std::vector<int32_t>> int8_conv_channel_order(const Tensor& weights, int64_t block);
+// The block QConv's orders keep to: kernels/pad_codes.h moves 32 slots as two shuffles.
+constexpr int64_t kInt8ChannelBlock = 32;
+
+// Each input channel beside a slot of nothing (-1: a zero weight; any code): 2C slots, no two
+// weights in a pair. For a conv whose channels would nearly all split (the first conv's 3 input
+// channels): the same integer work as both halves, in one convolution.
+std::vector<int32_t> channels_beside_nothing(int64_t channels);
+
+// How QConv runs an int8 conv's weights [O, C/group, kH, kW] in NHWC on this CPU: where channels
+// would split, an ungrouped conv whose pairing is known (onednn_int8_pair_order_known) takes an
+// order of its input channels (int8_conv_channel_order, blocks of kInt8ChannelBlock), or, where
+// more than half its output channels would split and no order exists, channels_beside_nothing.
+struct Int8ConvPlan {
+  std::vector<int32_t> channel_order;   // slot -> input channel (-1: nothing); empty: as they are
+  std::vector<int64_t> split_channels;  // the output channels that still split (in that order)
+};
+Int8ConvPlan plan_int8_conv(const Tensor& weights, int64_t group);
+
+// Weights [O, C, kH, kW] with their input channels in `order` (slot s: channel order[s], or zeros
+// where order[s] is -1): [O, order.size(), kH, kW].
+Tensor weights_in_channel_order(const Tensor& weights, const std::vector<int32_t>& order);
+
 // w = first + second with both parts within [-64, 64], so no pair of either part can overflow:
 // first = w / 2 rounded toward zero, second = w - first.
 inline int8_t split_first(int8_t w) {

@@ -31,6 +31,15 @@ void lower_int8(PassContext& c) {
         "pairs that saturate): " +
         std::to_string(plan.saturating_qconvs) + " of " + std::to_string(plan.qconvs) +
         " convolutions have a pair of weights that can overflow one");
+  if (plan.ordered_qconvs > 0)
+    c.notices.push_back(
+        "int8: " + std::to_string(plan.ordered_qconvs) + " of " + std::to_string(plan.qconvs) +
+        " convolutions run their input channels in an order where no two weights of a pair can "
+        "overflow this CPU's saturating int16 pairs (no VNNI), on one exact convolution instead "
+        "of split weights" +
+        (plan.spread_qconvs > 0
+             ? " (" + std::to_string(plan.spread_qconvs) + " with each channel beside an empty one)"
+             : std::string()));
   if (plan.split_qconvs > 0)
     c.notices.push_back("int8: " + std::to_string(plan.split_qconvs) + " of " +
                         std::to_string(plan.qconvs) + " convolutions run " +

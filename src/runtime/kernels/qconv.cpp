@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 
 #include "core/simd.h"
 #include "runtime/int8_lowering.h"
@@ -123,6 +124,7 @@ class QConv final : public Kernel {
     DnnlConvSpec s = spec(init);
     if (init.node.plan.emulate_avx2) saturating_ = saturating_pairs(s.weight_data, s.geom.group);
     std::vector<int64_t> rows = int8_conv_split_channels(s.weight_data, s.geom.group);
+    if (!rows.empty() && saturating_.empty()) rows = arrange_channels(s, rows);
     const int64_t c_out = s.geom.dst_dims[1];
     const bool split = !rows.empty();
     if (split || !saturating_.empty()) {  // int32 sums requantized here: keep what oneDNN would do
@@ -159,7 +161,7 @@ class QConv final : public Kernel {
 
   void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
     const void* x = in[0]->raw();
-    if (pad_input_) x = padded_input(static_cast<const uint8_t*>(x));
+    if (arrangement_ || pad_input_) x = prepared_input(static_cast<const uint8_t*>(x));
     if (depthwise_) return run_depthwise(static_cast<const uint8_t*>(x), out[0]->raw());
     if (!sums_) {
       conv_->run(x, out[0]->raw(), src_zero_point_, dst_zero_point_);
@@ -302,13 +304,32 @@ class QConv final : public Kernel {
     }
   }
 
-  // The input codes with the padding written out in the zero point's code, in a buffer of the
-  // calling thread's shared by its QConvs (one runs at a time on it).
-  const uint8_t* padded_input(const uint8_t* x) const {
+  // In NHWC, the weights in `s` in the channel order of plan_int8_conv (int8_pairs.h), if it has
+  // one, and each run's input rearranged to match (prepared_input). Returns the output channels
+  // that still split.
+  std::vector<int64_t> arrange_channels(DnnlConvSpec& s, const std::vector<int64_t>& rows) {
+    if (layout_ != Layout::kNHWC) return rows;
+    Int8ConvPlan plan = plan_int8_conv(s.weight_data, s.geom.group);
+    if (plan.channel_order.empty()) return plan.split_channels;
+    arrangement_ = std::make_unique<ChannelArrangement>(plan.channel_order, s.weight_data.dim(1));
+    s.weight_data = weights_in_channel_order(s.weight_data, plan.channel_order);
+    s.geom.src_dims[1] = arrangement_->slots();
+    return plan.split_channels;
+  }
+
+  // The input codes as the convolution reads them: the padding written out in the zero point's
+  // code (pad_input_) and the channels arranged (arrangement_), in a buffer of the calling
+  // thread's shared by its QConvs (one runs at a time on it).
+  const uint8_t* prepared_input(const uint8_t* x) const {
     static thread_local std::vector<uint8_t> buffer;
-    const ConvGeometry p = padded_input_geometry(geom_);
-    buffer.resize(size_t(p.src_dims[0] * p.src_dims[1] * p.src_dims[2] * p.src_dims[3]));
-    pad_codes(x, geom_, layout_, static_cast<uint8_t>(input_zero_point_), buffer.data());
+    const ConvGeometry p = pad_input_ ? padded_input_geometry(geom_) : geom_;
+    const int64_t channels = arrangement_ ? arrangement_->slots() : p.src_dims[1];
+    buffer.resize(size_t(p.src_dims[0] * channels * p.src_dims[2] * p.src_dims[3]));
+    const uint8_t code = static_cast<uint8_t>(input_zero_point_);
+    if (arrangement_)
+      arrange_codes(x, geom_, *arrangement_, pad_input_, code, buffer.data());
+    else
+      pad_codes(x, geom_, layout_, code, buffer.data());
     return buffer.data();
   }
 
@@ -430,6 +451,7 @@ class QConv final : public Kernel {
   Layout layout_ = Layout::kPlain;
   bool codes_out_ = false;
   bool pad_input_ = false;  // runs on a copy of the input with the padding written out
+  std::unique_ptr<ChannelArrangement> arrangement_;  // runs on a copy, its channels rearranged
   int32_t src_zero_point_ = 0, dst_zero_point_ = 0;
   int32_t input_zero_point_ = 0;    // the input's zero point code, even where folded into the bias
   std::unique_ptr<DnnlConv> conv_;  // all of the weights, or their first halves
