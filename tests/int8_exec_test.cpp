@@ -216,6 +216,40 @@ TEST(QConv, ChannelOrderLeavesNoPairThatCanOverflow) {
   EXPECT_EQ(count_weight_pairs(spread, PairOrder::kOneDnn).can_overflow, 0);
 }
 
+// What QConv does with each conv's weights (plan_int8_conv): an order where one exists; each
+// channel beside nothing where none does, most channels would split and there are at most 16;
+// else the split as before; nothing where the CPU's pairs do not saturate or oneDNN's pairing is
+// not known (other levels than AVX2).
+TEST(QConv, PlanOrdersSpreadsOrSplits) {
+  auto weights = [](int64_t rows, int64_t c, auto value) {
+    Tensor w(DType::kInt8, {rows, c, 1, 1});
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t ch = 0; ch < c; ++ch) w.data<int8_t>()[r * c + ch] = int8_t(value(r, ch));
+    return w;
+  };
+  // Channels 0 and 1 strong in every row, the rest weak: an order pairs each with a weak one.
+  const Tensor orderable = weights(6, 8, [](int64_t, int64_t ch) { return ch < 2 ? 100 : 5; });
+  // Every weight strong: no two channels may share a pair.
+  const Tensor narrow = weights(6, 3, [](int64_t, int64_t) { return 100; });
+  const Tensor wide = weights(6, 20, [](int64_t, int64_t) { return 100; });
+  set_int8_pairs_saturate(true);
+  const bool known = onednn_int8_pair_order_known();
+  const Int8ConvPlan a = plan_int8_conv(orderable, 1);
+  EXPECT_EQ(a.channel_order.size(), known ? size_t(8) : size_t(0));
+  EXPECT_EQ(a.split_channels.size(), known ? size_t(0) : size_t(6));
+  const Int8ConvPlan b = plan_int8_conv(narrow, 1);
+  EXPECT_EQ(b.channel_order, known ? channels_beside_nothing(3) : std::vector<int32_t>{});
+  EXPECT_EQ(b.split_channels.size(), known ? size_t(0) : size_t(6));
+  const Int8ConvPlan c = plan_int8_conv(wide, 1);
+  EXPECT_TRUE(c.channel_order.empty());
+  EXPECT_EQ(c.split_channels.size(), size_t(6));
+  EXPECT_TRUE(plan_int8_conv(orderable, 2).channel_order.empty());  // grouped: split
+  set_int8_pairs_saturate(false);
+  EXPECT_TRUE(plan_int8_conv(narrow, 1).channel_order.empty());
+  EXPECT_TRUE(plan_int8_conv(narrow, 1).split_channels.empty());
+  set_int8_pairs_saturate(std::nullopt);
+}
+
 // The split channels' values come from QConv's own requantization in both layouts (NHWC: a pixel's
 // split channels in one run, scattered to their channels; plain: a channel's plane a run), so
 // they agree byte for byte, codes and float out.

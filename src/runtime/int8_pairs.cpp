@@ -179,6 +179,10 @@ std::optional<std::vector<int32_t>> int8_conv_channel_order(const Tensor& weight
     const int n = static_cast<int>(std::min(block, c - first));
     std::vector<uint64_t> fits = channel_clashes(weights, first, n);
     for (int a = 0; a < n; ++a) fits[size_t(a)] = ~fits[size_t(a)] & ~(uint64_t{1} << a);
+    const uint64_t block_mask = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+    const auto partnerless =
+        std::count_if(fits.begin(), fits.end(), [&](uint64_t f) { return (f & block_mask) == 0; });
+    if (partnerless > n % 2) return std::nullopt;  // no attempt can pair them all
     std::vector<int32_t> pairs;
     for (uint32_t attempt = 0; attempt < kAttempts && pairs.empty(); ++attempt)
       pairs = greedy_pairs(fits, n, attempt);
@@ -202,7 +206,11 @@ Int8ConvPlan plan_int8_conv(const Tensor& weights, int64_t group) {
   plan.split_channels = int8_conv_split_channels(weights, group);
   if (plan.split_channels.empty() || group != 1 || !onednn_int8_pair_order_known()) return plan;
   std::optional<std::vector<int32_t>> order = int8_conv_channel_order(weights, kInt8ChannelBlock);
-  if (!order && 2 * static_cast<int64_t>(plan.split_channels.size()) > weights.dim(0))
+  // Beside nothing only for few channels: their slots move a few pixels a shuffle (pad_codes.h),
+  // where wide inputs would go byte by byte through a copy twice their size.
+  constexpr int64_t kMostChannelsBesideNothing = 16;
+  if (!order && 2 * static_cast<int64_t>(plan.split_channels.size()) > weights.dim(0) &&
+      weights.dim(1) <= kMostChannelsBesideNothing)
     order = channels_beside_nothing(weights.dim(1));
   if (!order) return plan;
   plan.channel_order = std::move(*order);

@@ -64,7 +64,8 @@ std::vector<int32_t> channels_beside_nothing(int64_t channels);
 // How QConv runs an int8 conv's weights [O, C/group, kH, kW] in NHWC on this CPU: where channels
 // would split, an ungrouped conv whose pairing is known (onednn_int8_pair_order_known) takes an
 // order of its input channels (int8_conv_channel_order, blocks of kInt8ChannelBlock), or, where
-// more than half its output channels would split and no order exists, channels_beside_nothing.
+// more than half its output channels would split, no order exists and it has at most 16 input
+// channels, channels_beside_nothing.
 struct Int8ConvPlan {
   std::vector<int32_t> channel_order;   // slot -> input channel (-1: nothing); empty: as they are
   std::vector<int64_t> split_channels;  // the output channels that still split (in that order)
