@@ -235,8 +235,7 @@ class Lowering {
         }
         if (emulate_ == Int8Emulation::kAvx2) {
           q.plan.emulate_avx2 = true;
-          plan_.saturating_qconvs +=
-              count_weight_pairs(codes, PairOrder::kOnnxRuntime).can_overflow > 0;
+          plan_.saturating_qconvs += saturating;
         }
         return emit(std::move(q), true);
       }

@@ -18,7 +18,10 @@
 // (whole weights, first halves where split), the second only the split channels' second halves.
 // A grouped conv, or one where most channels split, runs both halves of every channel, except a
 // depthwise conv in NHWC: its exact sums come from edgeq's own kernel (depthwise_int8.h) in one
-// pass, requantized with the same arithmetic.
+// pass, requantized with the same arithmetic. Before any of that, an ungrouped conv in NHWC whose
+// pairing is known takes plan_int8_conv's order of its input channels where it has one (no pair
+// can overflow in it, or each channel sits beside an empty one): its weights in that order, its
+// input rearranged in each run (kernels/pad_codes.h), no split.
 //
 // Under emulation of avx2 (plan.emulate_avx2) the accumulator is instead what ONNX Runtime's int8
 // kernels compute on x86 without VNNI: the exact sums, then, for each pair of products MLAS adds
@@ -29,7 +32,6 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <optional>
 
 #include "core/simd.h"
 #include "runtime/int8_lowering.h"
