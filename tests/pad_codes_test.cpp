@@ -127,6 +127,11 @@ TEST(PadCodes, ArrangesChannelsAtEveryLevel) {
   }
   set_simd_level(before);
   EXPECT_THROW(ChannelArrangement({0, 3}, 3), Error);
+  // No pixels: nothing read or written (a shorter last block reads its pixel's neighbours).
+  const ChannelArrangement tail(shuffled_within(48, 32), 48);
+  uint8_t untouched = 7;
+  tail.pixels(nullptr, 0, code, &untouched);
+  EXPECT_EQ(untouched, 7);
 }
 
 }  // namespace

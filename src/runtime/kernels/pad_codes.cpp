@@ -169,6 +169,7 @@ ChannelArrangement::ChannelArrangement(std::vector<int32_t> order, int64_t chann
 }
 
 void ChannelArrangement::pixels(const uint8_t* x, int64_t n, uint8_t code, uint8_t* dst) const {
+  if (n <= 0) return;
   if (simd_level() == SimdLevel::kScalar)
     return arrange_bytes(x, n, channels_, order_, 0, code, dst);
   if (per_step_ > 0) {
