@@ -125,8 +125,9 @@ class QConv final : public Kernel {
   explicit QConv(const KernelInit& init) {
     DnnlConvSpec s = spec(init);
     if (init.node.plan.emulate_avx2) saturating_ = saturating_pairs(s.weight_data, s.geom.group);
-    std::vector<int64_t> rows = int8_conv_split_channels(s.weight_data, s.geom.group);
-    if (!rows.empty() && saturating_.empty()) rows = arrange_channels(s, rows);
+    const std::vector<int64_t> rows = saturating_.empty()
+                                          ? arrange_channels(s)
+                                          : int8_conv_split_channels(s.weight_data, s.geom.group);
     const int64_t c_out = s.geom.dst_dims[1];
     const bool split = !rows.empty();
     if (split || !saturating_.empty()) {  // int32 sums requantized here: keep what oneDNN would do
@@ -309,8 +310,8 @@ class QConv final : public Kernel {
   // In NHWC, the weights in `s` in the channel order of plan_int8_conv (int8_pairs.h), if it has
   // one, and each run's input rearranged to match (prepared_input). Returns the output channels
   // that still split.
-  std::vector<int64_t> arrange_channels(DnnlConvSpec& s, const std::vector<int64_t>& rows) {
-    if (layout_ != Layout::kNHWC) return rows;
+  std::vector<int64_t> arrange_channels(DnnlConvSpec& s) {
+    if (layout_ != Layout::kNHWC) return int8_conv_split_channels(s.weight_data, s.geom.group);
     Int8ConvPlan plan = plan_int8_conv(s.weight_data, s.geom.group);
     if (plan.channel_order.empty()) return plan.split_channels;
     arrangement_ = std::make_unique<ChannelArrangement>(plan.channel_order, s.weight_data.dim(1));
